@@ -1,0 +1,75 @@
+/**
+ * The route table: every HTTP route and schedule with the handler that serves it, as `<module>.<export>`
+ * under functions/. The API stack and the local runtime both read this list.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+
+export interface RouteDef {
+  method: HttpMethod;
+  /** API Gateway route path: `{name}` for one segment, `{name+}` for the rest. */
+  path: string;
+  handler: string;
+  /** Lambda response streaming (server-sent events). */
+  streaming?: boolean;
+  timeoutSeconds?: number;
+  memoryMb?: number;
+}
+
+export interface ScheduleDef {
+  name: string;
+  handler: string;
+  rateMinutes: number;
+  /** The local runtime also runs it once when it starts. */
+  atStartup: boolean;
+}
+
+export const routes: RouteDef[] = [
+  { method: 'GET', path: '/health', handler: 'http/health.health' },
+
+  { method: 'POST', path: '/admin/organizations', handler: 'http/organizations.createOrganization' },
+  { method: 'GET', path: '/admin/organizations', handler: 'http/organizations.listOrganizations' },
+  { method: 'GET', path: '/admin/organizations/{org_id}', handler: 'http/organizations.getOrganization' },
+  {
+    method: 'GET',
+    path: '/admin/organizations/{org_id}/tenants',
+    handler: 'http/organizations.listOrganizationTenants',
+  },
+  {
+    method: 'DELETE',
+    path: '/admin/organizations/{org_id}',
+    handler: 'http/organizations.deleteOrganization',
+    timeoutSeconds: 300,
+  },
+
+  { method: 'POST', path: '/admin/tenants', handler: 'http/tenants.createTenant', timeoutSeconds: 60 },
+  { method: 'GET', path: '/admin/tenants/{tenant_full_id}', handler: 'http/tenants.getTenant' },
+  {
+    method: 'DELETE',
+    path: '/admin/tenants/{tenant_full_id}',
+    handler: 'http/tenants.deleteTenant',
+    timeoutSeconds: 120,
+  },
+  { method: 'PUT', path: '/admin/tenants/{tenant_full_id}/tier', handler: 'http/tenants.setTenantTier' },
+  { method: 'GET', path: '/admin/tenants/{tenant_full_id}/tier', handler: 'http/tenants.getTenantTier' },
+
+  {
+    method: 'POST',
+    path: '/admin/reconcile-orphans',
+    handler: 'http/schemas.reconcileOrphans',
+    timeoutSeconds: 300,
+  },
+  { method: 'GET', path: '/admin/schemas/drift', handler: 'http/schemas.schemaDrift' },
+];
+
+/** Serves every request no route matches. */
+export const fallbackHandler = 'http/fallback.notFound';
+
+export const schedules: ScheduleDef[] = [
+  { name: 'tenant-recovery', handler: 'workers/maintenance.recoverTenants', rateMinutes: 5, atStartup: true },
+];
+
+/** `http/tenants.createTenant` → the module path under functions/ and the export name. */
+export function splitHandler(handler: string): { module: string; exportName: string } {
+  const dot = handler.lastIndexOf('.');
+  return { module: handler.slice(0, dot), exportName: handler.slice(dot + 1) };
+}

@@ -1,0 +1,15 @@
+/**
+ * Crash points for recovery tests: `TESSERA_FAILPOINTS=tenant.create.after_deploy` kills the process
+ * with SIGKILL when execution reaches that point, as a power cut would. Unset, a failpoint costs one lookup.
+ */
+import { coreEnv } from './env';
+
+const armed = new Set(
+  coreEnv.TESSERA_FAILPOINTS.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean),
+);
+
+export function failpoint(name: string): void {
+  if (armed.size > 0 && armed.has(name)) process.kill(process.pid, 'SIGKILL');
+}

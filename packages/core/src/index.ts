@@ -1,0 +1,4 @@
+export * from './errors';
+export * from './failpoints';
+export * from './ids';
+export { log } from './log';

@@ -1,0 +1,13 @@
+export type { Reply, RouteRequest } from './handler';
+export { httpRoute, reply } from './handler';
+export { queryBoolean, queryInt } from './params';
+export type { HttpResponse } from './responses';
+export {
+  errorResponse,
+  json,
+  MAX_BODY_BYTES,
+  methodNotAllowedResponse,
+  notFoundResponse,
+  payloadTooLargeResponse,
+} from './responses';
+export { issuesFromZod, validate } from './validation';

@@ -1,0 +1,31 @@
+/** The one place where response bodies, including every error body, are shaped. */
+
+import { HttpError, log } from '@tessera/core';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+
+/** API Gateway's payload limit; the local runtime enforces the same one. */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+export type HttpResponse = APIGatewayProxyStructuredResultV2 & { statusCode: number; body: string };
+
+const jsonHeaders = { 'content-type': 'application/json' };
+
+export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
+  return { statusCode, headers: { ...jsonHeaders, ...headers }, body: JSON.stringify(body) };
+}
+
+/** Every failure becomes `{detail}`; 5xx other than typed ones never leak internals. */
+export function errorResponse(error: unknown, context: Record<string, unknown> = {}): HttpResponse {
+  if (error instanceof HttpError) {
+    if (error.status >= 500) log.warn('request failed', { status: error.status, error, ...context });
+    return json(error.status, { detail: error.detail });
+  }
+  log.error('unhandled error', { error, ...context });
+  return json(500, { detail: 'Internal server error' });
+}
+
+export const notFoundResponse = (): HttpResponse => json(404, { detail: 'Not Found' });
+export const methodNotAllowedResponse = (allowed: string[]): HttpResponse =>
+  json(405, { detail: 'Method Not Allowed' }, { allow: allowed.join(', ') });
+export const payloadTooLargeResponse = (): HttpResponse =>
+  json(413, { detail: `Request body exceeds the ${MAX_BODY_BYTES / (1024 * 1024)} MB limit` });

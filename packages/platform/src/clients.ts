@@ -1,0 +1,43 @@
+/**
+ * AWS clients, created once on first use. The SDK reads `AWS_ENDPOINT_URL` (and the per-service
+ * `AWS_ENDPOINT_URL_DYNAMODB`, `_S3`, `_SQS`) itself, so emulators, LocalStack and AWS differ only by endpoint.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { hasCustomEndpoint, platformEnv } from './env';
+
+let dynamo: DynamoDBClient | undefined;
+let documents: DynamoDBDocumentClient | undefined;
+let s3: S3Client | undefined;
+let sqs: SQSClient | undefined;
+
+export function dynamoClient(): DynamoDBClient {
+  dynamo ??= new DynamoDBClient({ region: platformEnv.AWS_REGION, maxAttempts: 3 });
+  return dynamo;
+}
+
+export function documentClient(): DynamoDBDocumentClient {
+  documents ??= DynamoDBDocumentClient.from(dynamoClient(), {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  });
+  return documents;
+}
+
+export function s3Client(): S3Client {
+  s3 ??= new S3Client({
+    region: platformEnv.AWS_REGION,
+    // Emulators and LocalStack serve buckets by path, not by virtual host.
+    forcePathStyle: hasCustomEndpoint('S3'),
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  return s3;
+}
+
+export function sqsClient(): SQSClient {
+  // Behind an emulator or LocalStack the queue URL's host is not the endpoint; send every call to the endpoint.
+  sqs ??= new SQSClient({ region: platformEnv.AWS_REGION, useQueueUrlAsEndpoint: !hasCustomEndpoint('SQS') });
+  return sqs;
+}

@@ -1,0 +1,7 @@
+export { documentClient, dynamoClient, s3Client, sqsClient } from './clients';
+export { hasCustomEndpoint, platformEnv, resourceName } from './env';
+export type { ServiceHealth } from './health';
+export { awsServicesHealth, probe } from './health';
+export { provisionResources } from './provision';
+export type { BucketDef, QueueDef, TableDef } from './resources';
+export { buckets, queues, tables } from './resources';

@@ -1,0 +1,87 @@
+/**
+ * Creates the tables, queues and buckets of the shared resource definition, as the stacks do in AWS.
+ * Idempotent: existing resources are left alone, so every start may run it.
+ */
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
+import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { dynamoClient, s3Client, sqsClient } from './clients';
+import { resourceName } from './env';
+import { buckets, queues, type TableDef, tables } from './resources';
+
+function tableInput(def: TableDef): CreateTableCommandInput {
+  const keys: { name: string; type: 'HASH' | 'RANGE' }[] = [{ name: def.partitionKey, type: 'HASH' }];
+  if (def.sortKey) keys.push({ name: def.sortKey, type: 'RANGE' });
+  return {
+    TableName: resourceName(def),
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: keys.map((key) => ({ AttributeName: key.name, AttributeType: 'S' })),
+    KeySchema: keys.map((key) => ({ AttributeName: key.name, KeyType: key.type })),
+  };
+}
+
+async function createTable(def: TableDef): Promise<void> {
+  try {
+    await dynamoClient().send(new CreateTableCommand(tableInput(def)));
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  }
+  if (def.ttlAttribute) {
+    // Not every emulator implements TTL settings; readers filter expired items anyway.
+    await dynamoClient()
+      .send(
+        new UpdateTimeToLiveCommand({
+          TableName: resourceName(def),
+          TimeToLiveSpecification: { AttributeName: def.ttlAttribute, Enabled: true },
+        }),
+      )
+      .catch(() => undefined);
+  }
+}
+
+async function createQueues(): Promise<void> {
+  for (const def of Object.values(queues)) {
+    let redrivePolicy: string | undefined;
+    if (def.deadLetter) {
+      const dead = await sqsClient().send(
+        new CreateQueueCommand({ QueueName: resourceName(def.deadLetter) }),
+      );
+      const attributes = await sqsClient().send(
+        new GetQueueAttributesCommand({ QueueUrl: dead.QueueUrl, AttributeNames: ['QueueArn'] }),
+      );
+      redrivePolicy = JSON.stringify({
+        deadLetterTargetArn: attributes.Attributes?.QueueArn,
+        maxReceiveCount: def.deadLetter.maxReceiveCount,
+      });
+    }
+    await sqsClient().send(
+      new CreateQueueCommand({
+        QueueName: resourceName(def),
+        Attributes: {
+          VisibilityTimeout: String(def.visibilityTimeoutSeconds),
+          ...(redrivePolicy ? { RedrivePolicy: redrivePolicy } : {}),
+        },
+      }),
+    );
+  }
+}
+
+async function createBuckets(): Promise<void> {
+  for (const def of Object.values(buckets)) {
+    try {
+      await s3Client().send(new CreateBucketCommand({ Bucket: resourceName(def) }));
+    } catch (error) {
+      const name = (error as Error).name;
+      if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw error;
+    }
+  }
+}
+
+export async function provisionResources(): Promise<void> {
+  await Promise.all([...Object.values(tables).map(createTable), createQueues(), createBuckets()]);
+}

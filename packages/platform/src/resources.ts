@@ -1,0 +1,56 @@
+/**
+ * The one definition of Tessera's AWS resources. The stacks create them in AWS and the local runtime
+ * creates them in the emulators from this same list.
+ */
+
+export interface TableDef {
+  name: string;
+  envVar: string;
+  partitionKey: string;
+  sortKey?: string;
+  /** Attribute holding an epoch-seconds expiry (DynamoDB TTL; readers also filter expired items). */
+  ttlAttribute?: string;
+}
+
+export interface QueueDef {
+  name: string;
+  envVar: string;
+  visibilityTimeoutSeconds: number;
+  deadLetter?: { name: string; envVar: string; maxReceiveCount: number };
+}
+
+export interface BucketDef {
+  name: string;
+  envVar: string;
+}
+
+export const tables = {
+  organizations: { name: 'organizations', envVar: 'TESSERA_TABLE_ORGANIZATIONS', partitionKey: 'org_id' },
+  tenants: {
+    name: 'tenants',
+    envVar: 'TESSERA_TABLE_TENANTS',
+    partitionKey: 'org_id',
+    sortKey: 'tenant_name',
+  },
+  tenantTiers: { name: 'tenant-tiers', envVar: 'TESSERA_TABLE_TENANT_TIERS', partitionKey: 'tenant_full_id' },
+  schemaRegistry: {
+    name: 'schema-registry',
+    envVar: 'TESSERA_TABLE_SCHEMA_REGISTRY',
+    partitionKey: 'tenant_full_id',
+    sortKey: 'schema_name',
+  },
+} satisfies Record<string, TableDef>;
+
+export const queues = {
+  ingestion: {
+    name: 'ingestion',
+    envVar: 'TESSERA_QUEUE_INGESTION',
+    visibilityTimeoutSeconds: 900,
+    deadLetter: { name: 'ingestion-dead', envVar: 'TESSERA_QUEUE_INGESTION_DEAD', maxReceiveCount: 5 },
+  },
+} satisfies Record<string, QueueDef>;
+
+export const buckets = {
+  uploads: { name: 'uploads', envVar: 'TESSERA_BUCKET_UPLOADS' },
+  search: { name: 'search', envVar: 'TESSERA_BUCKET_SEARCH' },
+} satisfies Record<string, BucketDef>;

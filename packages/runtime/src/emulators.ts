@@ -1,0 +1,112 @@
+/**
+ * In-process AWS emulators: dynalite (DynamoDB, persisted under the data dir), fauxqs (SQS) and s3rver
+ * (S3, objects on disk), behind one gateway endpoint that routes each request to its emulator the way
+ * LocalStack's single endpoint does.
+ */
+import { mkdirSync } from 'node:fs';
+import http, { type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import dynalite from 'dynalite';
+import { startFauxqs } from 'fauxqs';
+import S3rver from 's3rver';
+
+export interface Emulators {
+  /** The single endpoint for other processes. */
+  gateway: string;
+  dynamodb: string;
+  sqs: string;
+  s3: string;
+  stop(): Promise<void>;
+}
+
+const listen = (server: Server, port: number, host: string) =>
+  new Promise<AddressInfo>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server.address() as AddressInfo));
+  });
+
+const close = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections?.();
+  });
+
+/** DynamoDB and SQS name their operation in `x-amz-target`; everything else is S3. */
+export function routeOf(headers: http.IncomingHttpHeaders): 'dynamodb' | 'sqs' | 's3' {
+  const target = String(headers['x-amz-target'] ?? '');
+  if (target.startsWith('DynamoDB_')) return 'dynamodb';
+  if (target.startsWith('AmazonSQS')) return 'sqs';
+  const contentType = String(headers['content-type'] ?? '');
+  if (contentType.startsWith('application/x-www-form-urlencoded')) return 'sqs';
+  return 's3';
+}
+
+function gatewayServer(targets: Record<'dynamodb' | 'sqs' | 's3', URL>): Server {
+  return http.createServer((req, res) => {
+    const target = targets[routeOf(req.headers)];
+    const upstream = http.request(
+      {
+        hostname: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', (error) => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+      res.end(`emulator unavailable: ${error.message}`);
+    });
+    req.pipe(upstream);
+  });
+}
+
+export async function startEmulators(options: {
+  dataDir: string;
+  host: string;
+  gatewayPort: number;
+}): Promise<Emulators> {
+  const dynamoDir = path.join(options.dataDir, 'dynamodb');
+  const s3Dir = path.join(options.dataDir, 's3');
+  mkdirSync(dynamoDir, { recursive: true });
+  mkdirSync(s3Dir, { recursive: true });
+
+  const dynamo = dynalite({ path: dynamoDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const dynamoAddress = await listen(dynamo, 0, options.host);
+  const sqs = await startFauxqs({ port: 0, host: options.host, logger: false });
+  const s3 = new S3rver({
+    port: 0,
+    address: options.host,
+    directory: s3Dir,
+    silent: true,
+    allowMismatchedSignatures: true,
+    vhostBuckets: false,
+  });
+  const s3Address = await s3.run();
+
+  const urls = {
+    dynamodb: `http://${options.host}:${dynamoAddress.port}`,
+    sqs: `http://${options.host}:${sqs.port}`,
+    s3: `http://${options.host}:${s3Address.port}`,
+  };
+  const gateway = gatewayServer({
+    dynamodb: new URL(urls.dynamodb),
+    sqs: new URL(urls.sqs),
+    s3: new URL(urls.s3),
+  });
+  const gatewayAddress = await listen(gateway, options.gatewayPort, options.host);
+
+  return {
+    gateway: `http://${options.host}:${gatewayAddress.port}`,
+    ...urls,
+    async stop() {
+      await close(gateway);
+      await Promise.allSettled([close(dynamo), sqs.stop(), s3.close()]);
+    },
+  };
+}

@@ -1,0 +1,52 @@
+/** Settings of the local runtime. */
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+const schema = z.object({
+  TESSERA_PORT: port.default(28000),
+  TESSERA_HOST: z.string().min(1).default('127.0.0.1'),
+  /** One endpoint for all emulated AWS services, for other processes (`AWS_ENDPOINT_URL`). */
+  TESSERA_EMULATOR_PORT: port.default(28001),
+  /** `aws`: use real AWS (no emulators). Unset: emulators, unless `AWS_ENDPOINT_URL` points elsewhere. */
+  TESSERA_CLOUD: z.enum(['local', 'aws']).default('local'),
+  AWS_ENDPOINT_URL: z.string().url().optional(),
+  AWS_ACCESS_KEY_ID: z.string().optional(),
+  /** `off` disables the local scheduler (schedules still run once at start when they ask to). */
+  TESSERA_SCHEDULER: z.enum(['on', 'off']).default('on'),
+});
+
+const parsed = schema.safeParse(process.env);
+if (!parsed.success) {
+  throw new Error(
+    `Invalid runtime settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+  );
+}
+export const runtimeEnv = parsed.data;
+
+/** Emulators start only when no AWS endpoint is configured and the cloud is not AWS. */
+export const usesEmulators =
+  runtimeEnv.TESSERA_CLOUD === 'local' && runtimeEnv.AWS_ENDPOINT_URL === undefined;
+
+/** Points the AWS SDK of this process at the given endpoints; the SDK reads these variables itself. */
+export function setAwsEndpoints(endpoints: { dynamodb: string; sqs: string; s3: string }): void {
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoints.dynamodb;
+  process.env.AWS_ENDPOINT_URL_SQS = endpoints.sqs;
+  process.env.AWS_ENDPOINT_URL_S3 = endpoints.s3;
+}
+
+/**
+ * Credentials for emulators: s3rver accepts only its own key pair (dynalite and fauxqs accept any), and real
+ * AWS keys of the developer's shell never need to reach an emulator.
+ */
+export function useEmulatorCredentials(): void {
+  process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
+  process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
+  delete process.env.AWS_SESSION_TOKEN;
+  delete process.env.AWS_PROFILE;
+}
+
+/** The pinned SDK runs on Node 20; its notice that future releases need Node 22 is not for every start. */
+export function silenceSdkNodeNotice(): void {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+}

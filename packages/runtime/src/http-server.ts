@@ -1,0 +1,215 @@
+/**
+ * The local API Gateway: matches each request against the route table, turns it into the same
+ * API Gateway v2 (HTTP API) event AWS sends, and calls the route's Lambda handler.
+ */
+import { randomUUID } from 'node:crypto';
+import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { BadRequestError, log } from '@tessera/core';
+import {
+  errorResponse,
+  type HttpResponse,
+  MAX_BODY_BYTES,
+  methodNotAllowedResponse,
+  payloadTooLargeResponse,
+} from '@tessera/http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { isStreamingHandler, lambdaContext, ResponseStream } from './lambda-shim';
+
+export interface LoadedRoute {
+  method: string;
+  path: string;
+  handlerName: string;
+  handler: (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;
+  timeoutSeconds: number;
+}
+
+interface CompiledRoute extends LoadedRoute {
+  pattern: RegExp;
+  params: string[];
+}
+
+function compile(route: LoadedRoute): CompiledRoute {
+  const params: string[] = [];
+  const source = route.path
+    .split('/')
+    .map((segment) => {
+      const match = /^\{([A-Za-z0-9_]+)(\+)?\}$/.exec(segment);
+      if (!match) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      params.push(match[1]!);
+      return match[2] ? '(.+)' : '([^/]+)';
+    })
+    .join('/');
+  return { ...route, pattern: new RegExp(`^${source}$`), params };
+}
+
+const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded)|[^;]*\+(json|xml))/i;
+
+function eventFor(
+  req: IncomingMessage,
+  url: URL,
+  route: CompiledRoute | undefined,
+  pathParameters: Record<string, string> | undefined,
+  body: Buffer,
+): APIGatewayProxyEventV2 {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name === 'cookie') continue;
+    headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams)
+    query[name] = name in query ? `${query[name]},${value}` : value;
+  const isText = TEXT_TYPES.test(headers['content-type'] ?? 'text/plain');
+  const now = new Date();
+  const routeKey = route ? `${route.method} ${route.path}` : '$default';
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    cookies: req.headers.cookie?.split(';').map((c) => c.trim()),
+    headers,
+    queryStringParameters: Object.keys(query).length > 0 ? query : undefined,
+    pathParameters,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'localhost',
+      http: {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: now.toISOString(),
+      timeEpoch: now.getTime(),
+    },
+    body: body.length === 0 ? undefined : isText ? body.toString('utf8') : body.toString('base64'),
+    isBase64Encoded: body.length > 0 && !isText,
+  };
+}
+
+function send(res: ServerResponse, result: unknown): void {
+  // API Gateway's rule: a result without statusCode is a 200 JSON body.
+  const structured =
+    typeof result === 'object' && result !== null && 'statusCode' in result
+      ? (result as APIGatewayProxyStructuredResultV2)
+      : { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(result) };
+  const headers: Record<string, string | string[]> = { ...(structured.headers as Record<string, string>) };
+  if (structured.cookies?.length) headers['set-cookie'] = structured.cookies;
+  const body = structured.body
+    ? Buffer.from(structured.body, structured.isBase64Encoded ? 'base64' : 'utf8')
+    : Buffer.alloc(0);
+  headers['content-length'] = String(body.length);
+  res.writeHead(structured.statusCode ?? 200, headers);
+  res.end(body);
+}
+
+function sendJson(res: ServerResponse, response: HttpResponse): void {
+  send(res, response);
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) return 'too-large';
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return 'too-large';
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+async function invokeStreaming(
+  route: CompiledRoute,
+  event: APIGatewayProxyEventV2,
+  context: Context,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const stream = new ResponseStream({
+    open(metadata) {
+      const headers: Record<string, string | string[]> = { ...(metadata.headers ?? {}) };
+      if (metadata.cookies?.length) headers['set-cookie'] = metadata.cookies;
+      res.writeHead(metadata.statusCode ?? 200, headers);
+      res.flushHeaders();
+    },
+    write(chunk, done) {
+      if (res.destroyed) return done(new Error('client disconnected'));
+      res.write(chunk, (error) => done(error ?? null));
+    },
+    end() {
+      res.end();
+    },
+  });
+  // A client that goes away ends the handler's stream, as Lambda does when the connection closes.
+  req.socket.once('close', () => {
+    if (!stream.writableFinished) stream.destroy(new Error('client disconnected'));
+  });
+  await (route.handler as unknown as (e: unknown, s: ResponseStream, c: Context) => Promise<unknown>)(
+    event,
+    stream,
+    context,
+  );
+  if (!stream.writableEnded && !stream.destroyed) stream.end();
+}
+
+function decodeParams(names: string[], match: RegExpExecArray): Record<string, string> | 'malformed' {
+  try {
+    return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1]!)]));
+  } catch {
+    return 'malformed';
+  }
+}
+
+export function createApiServer(routes: LoadedRoute[], fallback: LoadedRoute['handler']): Server {
+  const compiled = routes.map(compile);
+  return http.createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const candidates = compiled
+      .map((route) => ({ route, match: route.pattern.exec(url.pathname) }))
+      .filter((c) => c.match !== null);
+    const hit = candidates.find((c) => c.route.method === req.method);
+    try {
+      if (!hit && candidates.length > 0) {
+        req.resume();
+        return sendJson(res, methodNotAllowedResponse([...new Set(candidates.map((c) => c.route.method))]));
+      }
+      const body = await readBody(req);
+      if (body === 'too-large') {
+        sendJson(res, payloadTooLargeResponse());
+        req.destroy();
+        return;
+      }
+      const pathParameters = hit ? decodeParams(hit.route.params, hit.match!) : undefined;
+      if (pathParameters === 'malformed') {
+        return sendJson(
+          res,
+          errorResponse(new BadRequestError('Malformed percent-encoding in the request path')),
+        );
+      }
+      const event = eventFor(req, url, hit?.route, pathParameters, body);
+      if (!hit) return send(res, await fallback(event, lambdaContext('fallback', 30)));
+      const context = lambdaContext(
+        hit.route.handlerName.replace(/[^A-Za-z0-9-_]/g, '-'),
+        hit.route.timeoutSeconds,
+      );
+      if (isStreamingHandler(hit.route.handler)) {
+        await invokeStreaming(hit.route, event, context, req, res);
+        return;
+      }
+      send(res, await hit.route.handler(event, context));
+    } catch (error) {
+      log.error('handler invocation failed', { path: url.pathname, error });
+      if (!res.headersSent) sendJson(res, errorResponse(error));
+      else res.end();
+    }
+  });
+}

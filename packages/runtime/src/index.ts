@@ -1,0 +1,3 @@
+export { routeOf } from './emulators';
+export type { Runtime } from './runtime';
+export { startRuntime } from './runtime';

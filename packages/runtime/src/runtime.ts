@@ -1,0 +1,111 @@
+/**
+ * The local runtime: emulators (unless an AWS endpoint is configured), the resources of the shared
+ * definition, the route table's handlers behind a local API Gateway, and the scheduler.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { platformEnv, provisionResources } from '@tessera/platform';
+import { type Emulators, startEmulators } from './emulators';
+import {
+  runtimeEnv,
+  setAwsEndpoints,
+  silenceSdkNodeNotice,
+  useEmulatorCredentials,
+  usesEmulators,
+} from './env';
+import type { LoadedRoute } from './http-server';
+import { createApiServer } from './http-server';
+import { installAwsLambdaGlobal } from './lambda-shim';
+import { startScheduler } from './scheduler';
+
+const functionsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../functions');
+
+type RouteTable = typeof import('@tessera/functions/routes');
+
+export interface Runtime {
+  url: string;
+  /** The emulators' single endpoint, when they run in this process. */
+  emulatorUrl?: string;
+  stop(): Promise<void>;
+}
+
+async function loadExport(handler: string, splitHandler: RouteTable['splitHandler']) {
+  const { module, exportName } = splitHandler(handler);
+  const loaded = await import(pathToFileURL(path.join(functionsDir, `${module}.ts`)).href);
+  const fn = loaded[exportName];
+  if (typeof fn !== 'function')
+    throw new Error(`Route table names ${handler}, but functions/${module}.ts exports no such handler`);
+  return fn;
+}
+
+export async function startRuntime(): Promise<Runtime> {
+  silenceSdkNodeNotice();
+  installAwsLambdaGlobal();
+  let emulators: Emulators | undefined;
+  if (usesEmulators) {
+    useEmulatorCredentials();
+    emulators = await startEmulators({
+      dataDir: platformEnv.dataDir,
+      host: runtimeEnv.TESSERA_HOST,
+      gatewayPort: runtimeEnv.TESSERA_EMULATOR_PORT,
+    });
+    setAwsEndpoints(emulators);
+  } else if (runtimeEnv.AWS_ENDPOINT_URL && !runtimeEnv.AWS_ACCESS_KEY_ID) {
+    // LocalStack or another runtime's emulators: any key works for LocalStack, s3rver wants its own.
+    useEmulatorCredentials();
+  }
+
+  let server: Server | undefined;
+  let stopScheduler = () => {};
+  try {
+    if (runtimeEnv.TESSERA_CLOUD !== 'aws') await provisionResources();
+    const table: RouteTable = await import(pathToFileURL(path.join(functionsDir, 'routes.ts')).href);
+    const routes: LoadedRoute[] = await Promise.all(
+      table.routes.map(async (route) => ({
+        method: route.method,
+        path: route.path,
+        handlerName: route.handler,
+        handler: await loadExport(route.handler, table.splitHandler),
+        timeoutSeconds: route.timeoutSeconds ?? 30,
+      })),
+    );
+    const fallback = await loadExport(table.fallbackHandler, table.splitHandler);
+    const schedules = await Promise.all(
+      table.schedules.map(async (schedule) => {
+        const run = await loadExport(schedule.handler, table.splitHandler);
+        return {
+          ...schedule,
+          run: () => run({ source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} }),
+        };
+      }),
+    );
+
+    const api = createApiServer(routes, fallback);
+    server = api;
+    await new Promise<void>((resolve, reject) => {
+      api.once('error', reject);
+      api.listen(runtimeEnv.TESSERA_PORT, runtimeEnv.TESSERA_HOST, resolve);
+    });
+    stopScheduler = startScheduler(schedules, { periodic: runtimeEnv.TESSERA_SCHEDULER === 'on' });
+  } catch (error) {
+    await emulators?.stop();
+    throw error;
+  }
+
+  const address = server.address() as AddressInfo;
+  const listening = server;
+  return {
+    url: `http://${runtimeEnv.TESSERA_HOST}:${address.port}`,
+    emulatorUrl: emulators?.gateway,
+    async stop() {
+      stopScheduler();
+      await new Promise<void>((resolve) => {
+        listening.close(() => resolve());
+        listening.closeAllConnections();
+      });
+      await emulators?.stop();
+    },
+  };
+}

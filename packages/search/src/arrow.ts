@@ -1,0 +1,53 @@
+/** Maps template field types to Arrow types for LanceDB tables. */
+import {
+  Bool,
+  type DataType,
+  Field,
+  FixedSizeList,
+  Float32,
+  Float64,
+  Int32,
+  Int64,
+  List,
+  Schema,
+  Uint8,
+  Utf8,
+} from 'apache-arrow';
+import type { SchemaTemplate } from './templates';
+
+const scalars: Record<string, () => DataType> = {
+  string: () => new Utf8(),
+  int: () => new Int32(),
+  long: () => new Int64(),
+  float: () => new Float32(),
+  double: () => new Float64(),
+  bool: () => new Bool(),
+};
+
+// bfloat16 and float cells are stored as float32; int8 cells hold packed sign bits and are stored as uint8.
+const cellType = (cell: string): DataType => (cell === 'int8' ? new Uint8() : new Float32());
+
+const DENSE = /^tensor<(float|bfloat16|int8)>\(x\[(\d+)\]\)$/;
+const MULTI = /^tensor<(float|bfloat16|int8)>\(token\{\},\s*v\[(\d+)\]\)$/;
+const ARRAY = /^array<(\w+)>$/;
+
+export function arrowType(type: string): DataType {
+  const scalar = scalars[type];
+  if (scalar) return scalar();
+  const array = ARRAY.exec(type);
+  if (array?.[1] && scalars[array[1]]) return new List(new Field('item', scalars[array[1]]!(), true));
+  const dense = DENSE.exec(type);
+  if (dense) return new FixedSizeList(Number(dense[2]), new Field('item', cellType(dense[1]!), true));
+  const multi = MULTI.exec(type);
+  if (multi) {
+    const token = new FixedSizeList(Number(multi[2]), new Field('item', cellType(multi[1]!), true));
+    return new List(new Field('item', token, true));
+  }
+  throw new Error(`Unsupported field type '${type}'`);
+}
+
+export function arrowSchema(template: SchemaTemplate): Schema {
+  return new Schema(
+    template.document.fields.map((field) => new Field(field.name, arrowType(field.type), true)),
+  );
+}

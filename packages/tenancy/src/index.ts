@@ -1,0 +1,27 @@
+export type { TenancyDeps } from './deps';
+export { DynamoTenancyStore } from './dynamo-store';
+export type { DriftEntry, OrphanReport } from './maintenance';
+export { reconcileOrphans, schemaDrift } from './maintenance';
+export {
+  createOrganization,
+  deleteOrganization,
+  getOrganization,
+  listOrganizations,
+  listOrganizationTenants,
+} from './organizations';
+export type { PublicTenant } from './records';
+export { Organization, publicTenant, RegistryRow, TenantRecord, TierRecord } from './records';
+export type { TenancyStore } from './store';
+export type { GuardedTenant } from './tenants';
+export {
+  createTenant,
+  deleteTenant,
+  ensureTenantSchema,
+  getTenant,
+  getTier,
+  recoverInterruptedCreates,
+  requireTenant,
+  resolveTenantId,
+  setTier,
+} from './tenants';
+export { searchBackend, tenancy } from './wiring';
