@@ -1,3 +1,5 @@
-export { routeOf } from './emulators';
+export type { Emulators } from './emulators';
+export { routeOf, startEmulators } from './emulators';
+export { setAwsEndpoints, useEmulatorCredentials } from './env';
 export type { Runtime } from './runtime';
 export { startRuntime } from './runtime';

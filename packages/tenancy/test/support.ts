@@ -1,0 +1,66 @@
+/** Test wiring: real DynamoDB (dynalite) and real LanceDB in a temporary directory. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { provisionResources } from '@tessera/platform';
+import { type Emulators, setAwsEndpoints, startEmulators, useEmulatorCredentials } from '@tessera/runtime';
+import { LanceSearchBackend, SchemaCatalog, type SchemaTemplate, type SearchBackend } from '@tessera/search';
+import { DynamoTenancyStore, type TenancyDeps } from '../src/index';
+
+export const catalog = new SchemaCatalog(path.resolve(import.meta.dirname, '../../../configs/schemas'));
+
+/** The real backend, with failures that a test switches on by schema name. */
+export class FaultyBackend implements SearchBackend {
+  readonly failDeploy = new Set<string>();
+  readonly failDrop = new Set<string>();
+
+  constructor(readonly real: LanceSearchBackend) {}
+
+  async deploySchema(name: string, template: SchemaTemplate) {
+    if (this.failDeploy.has(name)) throw new Error(`disk full while creating ${name}`);
+    return this.real.deploySchema(name, template);
+  }
+
+  listSchemas() {
+    return this.real.listSchemas();
+  }
+
+  async dropSchema(name: string) {
+    if (this.failDrop.has(name)) throw new Error(`storage timeout dropping ${name}`);
+    return this.real.dropSchema(name);
+  }
+
+  ping() {
+    return this.real.ping();
+  }
+}
+
+export interface TenancyHarness {
+  deps: TenancyDeps;
+  backend: FaultyBackend;
+  emulators: Emulators;
+  clock: { now: number };
+}
+
+export async function startHarness(): Promise<TenancyHarness> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'tenancy-'));
+  const emulators = await startEmulators({ dataDir, host: '127.0.0.1', gatewayPort: 0 });
+  useEmulatorCredentials();
+  setAwsEndpoints(emulators);
+  await provisionResources();
+  const backend = new FaultyBackend(new LanceSearchBackend(path.join(dataDir, 'lancedb')));
+  const clock = { now: Date.now() };
+  const deps: TenancyDeps = {
+    store: new DynamoTenancyStore(),
+    backend,
+    catalog,
+    now: () => clock.now,
+    createLeaseMs: 60_000,
+    defaultBaseSchemas: ['video_frames'],
+  };
+  return { deps, backend, emulators, clock };
+}
+
+let counter = 0;
+/** A fresh organization id per test, so tests in one file never see each other's tenants. */
+export const uniqueOrg = (prefix = 'org') => `${prefix}${Date.now().toString(36)}${counter++}`;
