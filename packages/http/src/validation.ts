@@ -63,21 +63,28 @@ function describe(issue: z.core.$ZodIssue): { type: string; msg: string } {
   }
 }
 
-export function issuesFromZod(location: Location, error: z.ZodError): ValidationIssue[] {
+/** The value at `path` inside `root`, for reporting what a missing field's parent held. */
+function valueAt(root: unknown, path: PropertyKey[]): unknown {
+  let value = root;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+export function issuesFromZod(location: Location, error: z.ZodError, root?: unknown): ValidationIssue[] {
   return error.issues.map((issue) => {
     const { type, msg } = describe(issue);
-    return {
-      type,
-      loc: [location, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
-      msg,
-      input: issue.input ?? null,
-    };
+    // As FastAPI does, a missing field reports the object it is missing from.
+    const input = type === 'missing' ? (valueAt(root, issue.path.slice(0, -1)) ?? null) : (issue.input ?? null);
+    return { type, loc: [location, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))], msg, input };
   });
 }
 
 /** Parses `input` with `schema` or throws a 422 naming each problem. */
 export function validate<S extends z.ZodType>(location: Location, schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input, { reportInput: true });
-  if (!result.success) throw new ValidationError(issuesFromZod(location, result.error));
+  if (!result.success) throw new ValidationError(issuesFromZod(location, result.error, input));
   return result.data;
 }

@@ -65,7 +65,7 @@ describe('httpRoute', () => {
     const result = await call(event({ body: '{}' }));
     expect(result.status).toBe(422);
     expect(result.body.detail).toEqual([
-      { type: 'missing', loc: ['body', 'name'], msg: 'Field required', input: null },
+      { type: 'missing', loc: ['body', 'name'], msg: 'Field required', input: {} },
     ]);
   });
 

@@ -114,17 +114,20 @@ function sendJson(res: ServerResponse, response: HttpResponse): void {
   send(res, response);
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) return 'too-large';
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return 'too-large';
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return Promise.resolve('too-large');
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
+      req.off('data', onData).off('end', onEnd);
+      resolve('too-large');
+    };
+    const onEnd = () => resolve(Buffer.concat(chunks));
+    req.on('data', onData).once('end', onEnd).once('error', reject);
+  });
 }
 
 async function invokeStreaming(
@@ -161,6 +164,19 @@ async function invokeStreaming(
   if (!stream.writableEnded && !stream.destroyed) stream.end();
 }
 
+/** Clients read an answer only once their upload is done: drain a while, then cut the connection. */
+const DRAIN_LIMIT_BYTES = 8 * MAX_BODY_BYTES;
+
+function refuseLargeBody(req: IncomingMessage, res: ServerResponse): void {
+  sendJson(res, payloadTooLargeResponse());
+  let drained = 0;
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_LIMIT_BYTES) req.destroy();
+  });
+  req.resume();
+}
+
 function decodeParams(names: string[], match: RegExpExecArray): Record<string, string> | 'malformed' {
   try {
     return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1]!)]));
@@ -183,11 +199,7 @@ export function createApiServer(routes: LoadedRoute[], fallback: LoadedRoute['ha
         return sendJson(res, methodNotAllowedResponse([...new Set(candidates.map((c) => c.route.method))]));
       }
       const body = await readBody(req);
-      if (body === 'too-large') {
-        sendJson(res, payloadTooLargeResponse());
-        req.destroy();
-        return;
-      }
+      if (body === 'too-large') return refuseLargeBody(req, res);
       const pathParameters = hit ? decodeParams(hit.route.params, hit.match!) : undefined;
       if (pathParameters === 'malformed') {
         return sendJson(

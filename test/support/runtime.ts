@@ -1,0 +1,85 @@
+/** Starts `npm start`'s entry point as a child process on free ports, as a user would run it. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+export interface RuntimeProcess {
+  url: string;
+  emulatorUrl?: string;
+  dataDir: string;
+  child: ChildProcess;
+  output: () => string;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export const tempDataDir = () => mkdtempSync(path.join(tmpdir(), 'tessera-'));
+
+export function spawnRuntime(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<RuntimeProcess> {
+  const dataDir = options.dataDir ?? tempDataDir();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/runtime/src/main.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      TESSERA_DATA_DIR: dataDir,
+      TESSERA_PORT: '0',
+      TESSERA_EMULATOR_PORT: '0',
+      TESSERA_LOG_LEVEL: 'warn',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    let ready = false;
+    const onOutput = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+) \(.*?(?:AWS emulators at (http:\/\/[^\s;]+))?;/.exec(output);
+      if (ready || !match) return;
+      ready = true;
+      resolve({
+        url: match[1]!,
+        emulatorUrl: match[2],
+        dataDir,
+        child,
+        output: () => output,
+        async stop(signal = 'SIGINT') {
+          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+          return exited;
+        },
+      });
+    };
+    child.stdout?.on('data', onOutput);
+    child.stderr?.on('data', onOutput);
+    exited.then((code) => {
+      if (!ready) reject(new Error(`runtime exited with ${code} before it was ready:\n${output}`));
+    });
+  });
+}
+
+export interface Answer {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+/** A JSON request against the runtime. */
+export async function call(base: string, method: string, pathAndQuery: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  const response = await fetch(`${base}${pathAndQuery}`, {
+    method,
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: response.status, body: parsed, headers: response.headers };
+}
