@@ -1,17 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RuntimeProcess, call, spawnRuntime } from './support/runtime';
+import { call, type RuntimeProcess, spawnRuntime } from './support/runtime';
 
 let rt: RuntimeProcess;
 beforeAll(async () => {
   rt = await spawnRuntime();
-  expect((await call(rt.url, 'POST', '/admin/tenants', { tenant_id: 'acme', created_by: 'seed' })).status).toBe(201);
+  expect(
+    (await call(rt.url, 'POST', '/admin/tenants', { tenant_id: 'acme', created_by: 'seed' })).status,
+  ).toBe(201);
 });
 afterAll(async () => {
   await rt?.stop();
 });
 
 const long = 'x'.repeat(300);
-const only = (v: string, field = 'org_id') => `Invalid ${field} '${v}': only alphanumeric and underscore allowed`;
+const only = (v: string, field = 'org_id') =>
+  `Invalid ${field} '${v}': only alphanumeric and underscore allowed`;
 
 /** Ids that are malformed anywhere an org or tenant id is taken, with the 400 message they get. */
 const badTenantIds: [string, string | RegExp][] = [
@@ -38,14 +41,22 @@ describe('admin routes refuse bad input and change nothing (integration)', () =>
     const before = await snapshot();
     const missing = await call(rt.url, 'POST', '/admin/tenants', {});
     expect(missing.status).toBe(422);
-    expect(missing.body.detail).toEqual([{ type: 'missing', loc: ['body', 'tenant_id'], msg: 'Field required', input: {} }]);
+    expect(missing.body.detail).toEqual([
+      { type: 'missing', loc: ['body', 'tenant_id'], msg: 'Field required', input: {} },
+    ]);
     expect((await call(rt.url, 'POST', '/admin/tenants', { tenant_id: 7 })).body.detail[0]).toMatchObject({
       type: 'string_type',
       loc: ['body', 'tenant_id'],
     });
-    expect((await call(rt.url, 'POST', '/admin/tenants', { tenant_id: 'x', base_schemas: 'wiki' })).status).toBe(422);
-    expect((await call(rt.url, 'POST', '/admin/tenants', { tenant_id: 'x', created_by: 5 })).status).toBe(422);
-    expect((await call(rt.url, 'POST', '/admin/tenants', { tenant_id: 'x', created_by: '' })).status).toBe(422);
+    expect(
+      (await call(rt.url, 'POST', '/admin/tenants', { tenant_id: 'x', base_schemas: 'wiki' })).status,
+    ).toBe(422);
+    expect((await call(rt.url, 'POST', '/admin/tenants', { tenant_id: 'x', created_by: 5 })).status).toBe(
+      422,
+    );
+    expect((await call(rt.url, 'POST', '/admin/tenants', { tenant_id: 'x', created_by: '' })).status).toBe(
+      422,
+    );
     expect((await call(rt.url, 'POST', '/admin/tenants', [])).status).toBe(422);
     expect((await call(rt.url, 'POST', '/admin/tenants', 'null')).status).toBe(422);
     for (const [id, message] of badTenantIds) {
@@ -54,10 +65,17 @@ describe('admin routes refuse bad input and change nothing (integration)', () =>
       if (typeof message === 'string') expect(answer.body.detail).toBe(message);
       else expect(answer.body.detail).toMatch(message);
     }
-    const mismatch = await call(rt.url, 'POST', '/admin/tenants', { org_id: 'other', tenant_id: 'acme:prod' });
+    const mismatch = await call(rt.url, 'POST', '/admin/tenants', {
+      org_id: 'other',
+      tenant_id: 'acme:prod',
+    });
     expect(mismatch.status).toBe(400);
-    expect((await call(rt.url, 'POST', '/admin/tenants', { org_id: 'a-b', tenant_id: 'prod' })).body.detail).toBe(only('a-b'));
-    expect((await call(rt.url, 'POST', '/admin/tenants', { tenant_id: 'x', base_schemas: ['nope'] })).status).toBe(400);
+    expect(
+      (await call(rt.url, 'POST', '/admin/tenants', { org_id: 'a-b', tenant_id: 'prod' })).body.detail,
+    ).toBe(only('a-b'));
+    expect(
+      (await call(rt.url, 'POST', '/admin/tenants', { tenant_id: 'x', base_schemas: ['nope'] })).status,
+    ).toBe(400);
     expect(await call(rt.url, 'POST', '/admin/tenants', { tenant_id: 'acme:acme' })).toMatchObject({
       status: 409,
       body: { detail: 'Tenant acme:acme already exists' },
@@ -104,13 +122,17 @@ describe('admin routes refuse bad input and change nothing (integration)', () =>
       loc: ['body', 'org_id'],
     });
     expect((await call(rt.url, 'POST', '/admin/organizations', { org_id: 1 })).status).toBe(422);
-    expect((await call(rt.url, 'POST', '/admin/organizations', { org_id: 'x', org_name: '' })).status).toBe(422);
+    expect((await call(rt.url, 'POST', '/admin/organizations', { org_id: 'x', org_name: '' })).status).toBe(
+      422,
+    );
     for (const [id, message] of badTenantIds.filter(([id]) => !id.includes(':'))) {
       const answer = await call(rt.url, 'POST', '/admin/organizations', { org_id: id });
       expect(answer.status, id).toBe(400);
       if (typeof message === 'string') expect(answer.body.detail).toBe(message);
     }
-    expect((await call(rt.url, 'POST', '/admin/organizations', { org_id: 'a:b' })).body.detail).toBe(only('a:b'));
+    expect((await call(rt.url, 'POST', '/admin/organizations', { org_id: 'a:b' })).body.detail).toBe(
+      only('a:b'),
+    );
     expect(await call(rt.url, 'POST', '/admin/organizations', { org_id: 'acme' })).toMatchObject({
       status: 409,
       body: { detail: 'Organization acme already exists' },
@@ -121,17 +143,25 @@ describe('admin routes refuse bad input and change nothing (integration)', () =>
   it('GET and DELETE /admin/organizations/{id}', async () => {
     const before = await snapshot();
     for (const id of ['a-b', 'a.b', 'a b', 'é', long]) {
-      for (const path of [`/admin/organizations/${encodeURIComponent(id)}`, `/admin/organizations/${encodeURIComponent(id)}/tenants`]) {
+      for (const path of [
+        `/admin/organizations/${encodeURIComponent(id)}`,
+        `/admin/organizations/${encodeURIComponent(id)}/tenants`,
+      ]) {
         expect((await call(rt.url, 'GET', path)).status, path).toBe(400);
       }
-      expect((await call(rt.url, 'DELETE', `/admin/organizations/${encodeURIComponent(id)}`)).status).toBe(400);
+      expect((await call(rt.url, 'DELETE', `/admin/organizations/${encodeURIComponent(id)}`)).status).toBe(
+        400,
+      );
     }
     for (const [method, path] of [
       ['GET', '/admin/organizations/ghost'],
       ['GET', '/admin/organizations/ghost/tenants'],
       ['DELETE', '/admin/organizations/ghost'],
     ] as const) {
-      expect(await call(rt.url, method, path)).toMatchObject({ status: 404, body: { detail: 'Organization ghost not found' } });
+      expect(await call(rt.url, method, path)).toMatchObject({
+        status: 404,
+        body: { detail: 'Organization ghost not found' },
+      });
     }
     expect(await snapshot()).toEqual(before);
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RuntimeProcess, call, spawnRuntime } from './support/runtime';
+import { call, type RuntimeProcess, spawnRuntime } from './support/runtime';
 
 let rt: RuntimeProcess;
 beforeAll(async () => {
@@ -20,7 +20,10 @@ describe('local runtime (integration)', () => {
   });
 
   it('answers unknown routes 404 and wrong methods 405 in the error shape', async () => {
-    expect(await call(rt.url, 'GET', '/no/such/route')).toMatchObject({ status: 404, body: { detail: 'Not Found' } });
+    expect(await call(rt.url, 'GET', '/no/such/route')).toMatchObject({
+      status: 404,
+      body: { detail: 'Not Found' },
+    });
     const wrong = await call(rt.url, 'PATCH', '/admin/tenants/acme');
     expect(wrong).toMatchObject({ status: 405, body: { detail: 'Method Not Allowed' } });
     expect(wrong.headers.get('allow')).toBe('GET, DELETE');
@@ -47,9 +50,17 @@ describe('local runtime (integration)', () => {
 
   it('serves the admin walk-through of the README', async () => {
     expect(
-      await call(rt.url, 'POST', '/admin/organizations', { org_id: 'acme', org_name: 'Acme Corp', created_by: 'alice' }),
+      await call(rt.url, 'POST', '/admin/organizations', {
+        org_id: 'acme',
+        org_name: 'Acme Corp',
+        created_by: 'alice',
+      }),
     ).toMatchObject({ status: 201, body: { org_id: 'acme', org_name: 'Acme Corp', tenant_count: 0 } });
-    const created = await call(rt.url, 'POST', '/admin/tenants', { org_id: 'acme', tenant_id: 'prod', created_by: 'alice' });
+    const created = await call(rt.url, 'POST', '/admin/tenants', {
+      org_id: 'acme',
+      tenant_id: 'prod',
+      created_by: 'alice',
+    });
     expect(created).toMatchObject({
       status: 201,
       body: { tenant_full_id: 'acme:prod', status: 'active', schemas_deployed: ['video_frames'] },

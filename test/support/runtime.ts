@@ -18,7 +18,9 @@ export interface RuntimeProcess {
 
 export const tempDataDir = () => mkdtempSync(path.join(tmpdir(), 'tessera-'));
 
-export function spawnRuntime(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<RuntimeProcess> {
+export function spawnRuntime(
+  options: { dataDir?: string; env?: Record<string, string> } = {},
+): Promise<RuntimeProcess> {
   const dataDir = options.dataDir ?? tempDataDir();
   const child = spawn(process.execPath, ['--import', 'tsx', 'packages/runtime/src/main.ts'], {
     cwd: root,
@@ -38,7 +40,8 @@ export function spawnRuntime(options: { dataDir?: string; env?: Record<string, s
     let ready = false;
     const onOutput = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /listening on (http:\/\/\S+) \(.*?(?:AWS emulators at (http:\/\/[^\s;]+))?;/.exec(output);
+      const match =
+        /listening on (http:\/\/\S+) \(data in [^;]*(?:; AWS emulators at (http:\/\/[^\s;]+))?;/.exec(output);
       if (ready || !match) return;
       ready = true;
       resolve({
@@ -68,7 +71,13 @@ export interface Answer {
 }
 
 /** A JSON request against the runtime. */
-export async function call(base: string, method: string, pathAndQuery: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+export async function call(
+  base: string,
+  method: string,
+  pathAndQuery: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const response = await fetch(`${base}${pathAndQuery}`, {
     method,
     headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },

@@ -77,8 +77,14 @@ export function issuesFromZod(location: Location, error: z.ZodError, root?: unkn
   return error.issues.map((issue) => {
     const { type, msg } = describe(issue);
     // As FastAPI does, a missing field reports the object it is missing from.
-    const input = type === 'missing' ? (valueAt(root, issue.path.slice(0, -1)) ?? null) : (issue.input ?? null);
-    return { type, loc: [location, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))], msg, input };
+    const input =
+      type === 'missing' ? (valueAt(root, issue.path.slice(0, -1)) ?? null) : (issue.input ?? null);
+    return {
+      type,
+      loc: [location, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+      msg,
+      input,
+    };
   });
 }
 

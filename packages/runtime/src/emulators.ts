@@ -10,6 +10,7 @@ import path from 'node:path';
 import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
 import S3rver from 's3rver';
+import { lockDataDir } from './data-lock';
 
 export interface Emulators {
   /** The single endpoint for other processes. */
@@ -75,6 +76,7 @@ export async function startEmulators(options: {
   const s3Dir = path.join(options.dataDir, 's3');
   mkdirSync(dynamoDir, { recursive: true });
   mkdirSync(s3Dir, { recursive: true });
+  const lock = lockDataDir(options.dataDir);
 
   const dynamo = dynalite({ path: dynamoDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const dynamoAddress = await listen(dynamo, 0, options.host);
@@ -100,13 +102,16 @@ export async function startEmulators(options: {
     s3: new URL(urls.s3),
   });
   const gatewayAddress = await listen(gateway, options.gatewayPort, options.host);
+  const gatewayUrl = `http://${options.host}:${gatewayAddress.port}`;
+  lock.publish(gatewayUrl);
 
   return {
-    gateway: `http://${options.host}:${gatewayAddress.port}`,
+    gateway: gatewayUrl,
     ...urls,
     async stop() {
       await close(gateway);
       await Promise.allSettled([close(dynamo), sqs.stop(), s3.close()]);
+      lock.release();
     },
   };
 }

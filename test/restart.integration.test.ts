@@ -1,0 +1,133 @@
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { describe, expect, it } from 'vitest';
+import { call, spawnRuntime, tempDataDir } from './support/runtime';
+
+const s3 = (endpoint: string) =>
+  new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+
+async function until<T>(probe: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (ok(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('runtime restarts (integration)', () => {
+  it('shuts down cleanly on Ctrl-C and sees every earlier record, object and table after a restart', async () => {
+    const dataDir = tempDataDir();
+    const first = await spawnRuntime({ dataDir });
+    expect(
+      (await call(first.url, 'POST', '/admin/tenants', { tenant_id: 'acme:prod', created_by: 'a' })).status,
+    ).toBe(201);
+    expect((await call(first.url, 'PUT', '/admin/tenants/acme:prod/tier', { tier: 'pro' })).status).toBe(200);
+    await s3(first.emulatorUrl!).send(
+      new PutObjectCommand({ Bucket: 'tessera-local-uploads', Key: 'acme/prod/readme.md', Body: '# hello' }),
+    );
+    expect(await first.stop('SIGINT')).toBe(0);
+    expect(first.output()).toMatch(/shutting down/);
+
+    const second = await spawnRuntime({ dataDir });
+    try {
+      expect((await call(second.url, 'GET', '/admin/tenants/acme:prod')).body).toMatchObject({
+        status: 'active',
+      });
+      expect((await call(second.url, 'GET', '/admin/tenants/acme:prod/tier')).body.tier).toBe('pro');
+      expect((await call(second.url, 'GET', '/admin/organizations/acme')).body.tenant_count).toBe(1);
+      const object = await s3(second.emulatorUrl!).send(
+        new GetObjectCommand({ Bucket: 'tessera-local-uploads', Key: 'acme/prod/readme.md' }),
+      );
+      expect(await object.Body?.transformToString()).toBe('# hello');
+      expect((await call(second.url, 'DELETE', '/admin/tenants/acme:prod')).body.deleted_schemas).toEqual([
+        'video_frames_acme_prod',
+      ]);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('leaves a tenant absent when the runtime dies in the middle of its create', async () => {
+    const dataDir = tempDataDir();
+    const env = { TESSERA_TENANT_CREATE_LEASE_SECONDS: '1' };
+    const doomed = await spawnRuntime({
+      dataDir,
+      env: { ...env, TESSERA_FAILPOINTS: 'tenant.create.after_deploy' },
+    });
+    await expect(call(doomed.url, 'POST', '/admin/tenants', { tenant_id: 'crash' })).rejects.toThrow();
+    expect(await doomed.stop()).toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+
+    const restarted = await spawnRuntime({ dataDir, env });
+    try {
+      expect((await call(restarted.url, 'GET', '/admin/tenants/crash')).status).toBe(404);
+      // The startup sweep rolls the create back: the organization it made and its table go too.
+      const orgs = await until(
+        () => call(restarted.url, 'GET', '/admin/organizations'),
+        (answer) => answer.body.total_count === 0,
+      );
+      expect(orgs.body.total_count).toBe(0);
+      const orphans = await call(restarted.url, 'POST', '/admin/reconcile-orphans');
+      expect(orphans.body).toMatchObject({ orphan_schemas: [], tenant_orphan_schemas: [] });
+      expect((await call(restarted.url, 'POST', '/admin/tenants', { tenant_id: 'crash' })).status).toBe(201);
+    } finally {
+      await restarted.stop();
+    }
+  });
+
+  it('leaves a tenant marked deleted when the runtime dies in the middle of its delete, and a repeated delete finishes', async () => {
+    const dataDir = tempDataDir();
+    const first = await spawnRuntime({ dataDir });
+    expect((await call(first.url, 'POST', '/admin/tenants', { tenant_id: 'doomed' })).status).toBe(201);
+    await first.stop();
+
+    const dying = await spawnRuntime({ dataDir, env: { TESSERA_FAILPOINTS: 'tenant.delete.after_mark' } });
+    await expect(call(dying.url, 'DELETE', '/admin/tenants/doomed')).rejects.toThrow();
+    expect(await dying.stop()).toBeNull();
+
+    const restarted = await spawnRuntime({ dataDir });
+    try {
+      expect((await call(restarted.url, 'GET', '/admin/tenants/doomed')).body.status).toBe('marked_deleted');
+      const refused = await call(restarted.url, 'PUT', '/admin/tenants/doomed/tier', { tier: 'pro' });
+      expect(refused.status).toBe(409);
+      expect(refused.body.detail).toMatch(/marked deleted/);
+      expect((await call(restarted.url, 'DELETE', '/admin/tenants/doomed')).body).toEqual({
+        status: 'deleted',
+        tenant_full_id: 'doomed:doomed',
+        schemas_deleted: 1,
+        deleted_schemas: ['video_frames_doomed_doomed'],
+      });
+      expect((await call(restarted.url, 'GET', '/admin/tenants/doomed')).status).toBe(404);
+    } finally {
+      await restarted.stop();
+    }
+  });
+
+  it('starts no emulators when AWS_ENDPOINT_URL is set and shares state with the runtime it points at', async () => {
+    const dataDir = tempDataDir();
+    const first = await spawnRuntime({ dataDir });
+    // A second runtime with its own emulators cannot open the same stores, and says how to share them.
+    await expect(spawnRuntime({ dataDir })).rejects.toThrow(
+      new RegExp(`in use by another Tessera runtime .*AWS_ENDPOINT_URL=${first.emulatorUrl}`),
+    );
+    const second = await spawnRuntime({ dataDir, env: { AWS_ENDPOINT_URL: first.emulatorUrl! } });
+    try {
+      expect(second.emulatorUrl).toBeUndefined();
+      expect(second.output()).not.toMatch(/AWS emulators at/);
+      expect((await call(first.url, 'POST', '/admin/tenants', { tenant_id: 'shared' })).status).toBe(201);
+      expect((await call(second.url, 'GET', '/admin/tenants/shared')).body.status).toBe('active');
+      expect((await call(second.url, 'POST', '/admin/tenants', { tenant_id: 'shared' })).status).toBe(409);
+      expect((await call(second.url, 'GET', '/health')).body.status).toBe('ok');
+    } finally {
+      await second.stop();
+      await first.stop();
+    }
+  });
+});
