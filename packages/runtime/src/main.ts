@@ -3,13 +3,12 @@ import { log } from '@tessera/core';
 import { platformEnv } from '@tessera/platform';
 import { startRuntime } from './runtime';
 
-const started = performance.now();
 try {
   const runtime = await startRuntime();
   const emulators = runtime.emulatorUrl ? `; AWS emulators at ${runtime.emulatorUrl}` : '';
   process.stdout.write(
     `Tessera runtime listening on ${runtime.url} (data in ${platformEnv.dataDir}${emulators}; ` +
-      `ready in ${Math.round(performance.now() - started)} ms)\n`,
+      `ready ${Math.round(process.uptime() * 1000)} ms after process start)\n`,
   );
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -1,0 +1,14 @@
+/** `npm run bench [name...]`: runs the benchmarks and prints their figures. */
+import { runtimeBench } from './runtime.bench';
+
+const benches: Record<string, () => Promise<void>> = { runtime: runtimeBench };
+
+const wanted = process.argv.slice(2);
+for (const name of wanted.length > 0 ? wanted : Object.keys(benches)) {
+  const bench = benches[name];
+  if (!bench) {
+    console.error(`Unknown benchmark '${name}'. Available: ${Object.keys(benches).join(', ')}`);
+    process.exit(1);
+  }
+  await bench();
+}
