@@ -154,7 +154,8 @@ async function invokeStreaming(
   });
   // A client that goes away ends the handler's stream, as Lambda does when the connection closes.
   req.socket.once('close', () => {
-    if (!stream.writableFinished) stream.destroy(new Error('client disconnected'));
+    // Destroyed without an error: the handler sees 'close' and failed writes, not an unhandled 'error'.
+    if (!stream.writableFinished) stream.destroy();
   });
   await (route.handler as unknown as (e: unknown, s: ResponseStream, c: Context) => Promise<unknown>)(
     event,
