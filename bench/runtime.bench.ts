@@ -17,7 +17,7 @@ const percentile = (sorted: number[], p: number) =>
 async function healthy(url: string): Promise<boolean> {
   try {
     const response = await fetch(`${url}/health`);
-    return response.status === 200 && (await response.json()).status === 'ok';
+    return response.status === 200 && ((await response.json()) as { status?: string }).status === 'ok';
   } catch {
     return false;
   }

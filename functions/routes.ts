@@ -66,6 +66,12 @@ export const fallbackHandler = 'http/fallback.notFound';
 
 export const schedules: ScheduleDef[] = [
   { name: 'tenant-recovery', handler: 'workers/maintenance.recoverTenants', rateMinutes: 5, atStartup: true },
+  {
+    name: 'schema-migration',
+    handler: 'workers/maintenance.migrateSchemas',
+    rateMinutes: 5,
+    atStartup: true,
+  },
 ];
 
 /** `http/tenants.createTenant` → the module path under functions/ and the export name. */

@@ -1,9 +1,16 @@
-/** Scheduled upkeep: roll back tenant creates whose process died. */
+/** Scheduled upkeep: roll back tenant creates whose process died; migrate drifted tenant schemas. */
 import { log } from '@tessera/core';
-import { recoverInterruptedCreates, tenancy } from '@tessera/tenancy';
+import { migrateDriftedSchemas, recoverInterruptedCreates, tenancy } from '@tessera/tenancy';
 
 export const recoverTenants = async () => {
   const recovered = await recoverInterruptedCreates(tenancy());
   if (recovered.length > 0) log.info('rolled back interrupted tenant creates', { tenants: recovered });
   return { recovered };
+};
+
+export const migrateSchemas = async () => {
+  const summary = await migrateDriftedSchemas(tenancy());
+  if (summary.migrated.length > 0 || summary.refused.length > 0)
+    log.info('tenant schema migration', { ...summary });
+  return summary;
 };

@@ -114,13 +114,13 @@ describe('createApiServer', () => {
     const response = await fetch(`${base}/files/a/b/c.png`, {
       method: 'GET',
     });
-    expect((await response.json()).path).toEqual({ path: 'a/b/c.png' });
+    expect(((await response.json()) as any).path).toEqual({ path: 'a/b/c.png' });
     const binary = await fetch(`${base}/things/x`, {
       method: 'POST',
       headers: { 'content-type': 'application/octet-stream' },
       body: new Uint8Array([0, 255, 1]),
     });
-    const answer = await binary.json();
+    const answer = (await binary.json()) as any;
     expect(answer.b64).toBe(true);
     expect(Buffer.from(answer.body, 'base64')).toEqual(Buffer.from([0, 255, 1]));
   });

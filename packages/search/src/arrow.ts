@@ -1,19 +1,11 @@
 /** Maps template field types to Arrow types for LanceDB tables. */
-import {
-  Bool,
-  type DataType,
-  Field,
-  FixedSizeList,
-  Float32,
-  Float64,
-  Int32,
-  Int64,
-  List,
-  Schema,
-  Uint8,
-  Utf8,
-} from 'apache-arrow';
+import { createRequire } from 'node:module';
+import type { DataType, Schema } from 'apache-arrow';
 import type { SchemaTemplate } from './templates';
+
+// LanceDB loads apache-arrow through require(); classes from the ESM build would fail its instanceof checks.
+const arrow = createRequire(import.meta.url)('apache-arrow') as typeof import('apache-arrow');
+const { Bool, Field, FixedSizeList, Float32, Float64, Int32, Int64, List, Uint8, Utf8 } = arrow;
 
 const scalars: Record<string, () => DataType> = {
   string: () => new Utf8(),
@@ -35,7 +27,8 @@ export function arrowType(type: string): DataType {
   const scalar = scalars[type];
   if (scalar) return scalar();
   const array = ARRAY.exec(type);
-  if (array?.[1] && scalars[array[1]]) return new List(new Field('item', scalars[array[1]]!(), true));
+  const element = array?.[1] ? scalars[array[1]] : undefined;
+  if (element) return new List(new Field('item', element(), true));
   const dense = DENSE.exec(type);
   if (dense) return new FixedSizeList(Number(dense[2]), new Field('item', cellType(dense[1]!), true));
   const multi = MULTI.exec(type);
@@ -47,7 +40,7 @@ export function arrowType(type: string): DataType {
 }
 
 export function arrowSchema(template: SchemaTemplate): Schema {
-  return new Schema(
+  return new arrow.Schema(
     template.document.fields.map((field) => new Field(field.name, arrowType(field.type), true)),
   );
 }

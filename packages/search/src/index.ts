@@ -1,4 +1,4 @@
 export { arrowSchema, arrowType } from './arrow';
-export type { SearchBackend } from './backend';
+export type { MigrationResult, SearchBackend } from './backend';
 export { LanceSearchBackend } from './lance';
 export { definitionHash, FieldTemplate, SchemaCatalog, SchemaTemplate } from './templates';

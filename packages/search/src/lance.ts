@@ -1,7 +1,7 @@
 /** LanceDB adapter of the search backend: a local directory by default, `s3://` in AWS. */
 import { type Connection, connect } from '@lancedb/lancedb';
 import { arrowSchema } from './arrow';
-import type { SearchBackend } from './backend';
+import type { MigrationResult, SearchBackend } from './backend';
 import type { SchemaTemplate } from './templates';
 
 const PAGE = 1000;
@@ -44,6 +44,35 @@ export class LanceSearchBackend implements SearchBackend {
     } catch (error) {
       if (!/not found|does not exist/i.test((error as Error).message)) throw error;
     }
+  }
+
+  async migrateSchema(schemaName: string, template: SchemaTemplate): Promise<MigrationResult> {
+    const db = await this.db();
+    if (!(await this.listSchemas()).includes(schemaName)) {
+      await this.deploySchema(schemaName, template);
+      return { status: 'migrated', added: template.document.fields.map((f) => f.name) };
+    }
+    const table = await db.openTable(schemaName);
+    const live = new Map((await table.schema()).fields.map((field) => [field.name, field]));
+    const target = arrowSchema(template).fields;
+    const problems: string[] = [];
+    for (const field of target) {
+      const current = live.get(field.name);
+      if (current && String(current.type) !== String(field.type)) {
+        problems.push(`field '${field.name}' would change type from ${current.type} to ${field.type}`);
+      }
+    }
+    const kept = new Set(target.map((field) => field.name));
+    for (const name of live.keys()) if (!kept.has(name)) problems.push(`field '${name}' would be removed`);
+    if (problems.length > 0) {
+      return {
+        status: 'refused',
+        reason: `${problems.join('; ')}: drop the tenant schema and feed its documents again`,
+      };
+    }
+    const added = target.filter((field) => !live.has(field.name));
+    if (added.length > 0) await table.addColumns(added);
+    return { status: 'migrated', added: added.map((field) => field.name) };
   }
 
   async ping(): Promise<void> {

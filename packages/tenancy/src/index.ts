@@ -1,7 +1,7 @@
 export type { TenancyDeps } from './deps';
 export { DynamoTenancyStore } from './dynamo-store';
-export type { DriftEntry, OrphanReport } from './maintenance';
-export { reconcileOrphans, schemaDrift } from './maintenance';
+export type { DriftEntry, MigrationSummary, OrphanReport } from './maintenance';
+export { migrateDriftedSchemas, reconcileOrphans, schemaDrift } from './maintenance';
 export {
   createOrganization,
   deleteOrganization,

@@ -120,3 +120,34 @@ export async function schemaDrift(deps: TenancyDeps): Promise<{ drifted: DriftEn
   }
   return { drifted: drifted.sort((a, b) => a.schema_name.localeCompare(b.schema_name)) };
 }
+
+export interface MigrationSummary {
+  migrated: string[];
+  refused: { schema_name: string; refusal: string }[];
+}
+
+/**
+ * The start-up migration: every tenant schema whose registered definition differs from the shipped one is
+ * brought to it when the change only adds fields; otherwise the refusal is recorded on its registry row and
+ * the schema keeps its live definition and documents.
+ */
+export async function migrateDriftedSchemas(deps: TenancyDeps): Promise<MigrationSummary> {
+  const summary: MigrationSummary = { migrated: [], refused: [] };
+  for (const row of await deps.store.listAllRegistryRows()) {
+    const template = deps.catalog.get(row.base_schema);
+    if (!template) continue;
+    const shipped = definitionHash(template);
+    if (shipped === row.definition_hash) continue;
+    const result = await deps.backend.migrateSchema(row.schema_name, template);
+    if (result.status === 'migrated') {
+      await deps.store.putRegistryRow({ ...row, definition_hash: shipped, migration_refusal: null });
+      summary.migrated.push(row.schema_name);
+    } else {
+      if (row.migration_refusal !== result.reason) {
+        await deps.store.putRegistryRow({ ...row, migration_refusal: result.reason });
+      }
+      summary.refused.push({ schema_name: row.schema_name, refusal: result.reason });
+    }
+  }
+  return summary;
+}

@@ -1,6 +1,13 @@
+import { connect } from '@lancedb/lancedb';
 import type { HttpError } from '@tessera/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, deleteTenant, reconcileOrphans, schemaDrift } from '../src/index';
+import {
+  createTenant,
+  deleteTenant,
+  migrateDriftedSchemas,
+  reconcileOrphans,
+  schemaDrift,
+} from '../src/index';
 import { catalog, startHarness, type TenancyHarness, uniqueOrg } from './support';
 
 // One harness per test: orphan reports are global, so tests must not see each other's tables.
@@ -89,5 +96,45 @@ describe('schemaDrift', () => {
     ]);
     await deleteTenant(h.deps, org);
     expect(await schemaDrift(h.deps)).toEqual({ drifted: [] });
+  });
+});
+
+describe('migrateDriftedSchemas', () => {
+  it('adds the fields a shipped definition gained and clears the drift', async () => {
+    const org = uniqueOrg();
+    await createTenant(h.deps, { tenant_id: org, created_by: 'a' });
+    const name = `video_frames_${org}_${org}`;
+    // The tenant was deployed from an older definition without `ingested_at`.
+    const table = await (await connect(h.backend.real['uri'])).openTable(name);
+    await table.dropColumns(['ingested_at']);
+    const [row] = await h.deps.store.listRegistryRows(`${org}:${org}`);
+    await h.deps.store.putRegistryRow({ ...row!, definition_hash: 'older0000000000' });
+
+    expect(await migrateDriftedSchemas(h.deps)).toEqual({ migrated: [name], refused: [] });
+    const reopened = await (await connect(h.backend.real['uri'])).openTable(name);
+    expect((await reopened.schema()).fields.map((f) => f.name)).toContain('ingested_at');
+    expect(await schemaDrift(h.deps)).toEqual({ drifted: [] });
+    await deleteTenant(h.deps, org);
+  });
+
+  it('refuses a field type change, records the refusal and keeps the live definition', async () => {
+    const org = uniqueOrg();
+    await createTenant(h.deps, { tenant_id: org, created_by: 'a' });
+    const name = `video_frames_${org}_${org}`;
+    const table = await (await connect(h.backend.real['uri'])).openTable(name);
+    await table.dropColumns(['frame_id']);
+    await table.addColumns([{ name: 'frame_id', valueSql: "CAST('0' AS STRING)" }]);
+    const [row] = await h.deps.store.listRegistryRows(`${org}:${org}`);
+    await h.deps.store.putRegistryRow({ ...row!, definition_hash: 'older0000000000' });
+
+    const summary = await migrateDriftedSchemas(h.deps);
+    expect(summary.migrated).toEqual([]);
+    expect(summary.refused[0]?.refusal).toMatch(/field 'frame_id' would change type from Utf8 to Int32/);
+    const { drifted } = await schemaDrift(h.deps);
+    expect(drifted).toEqual([
+      expect.objectContaining({ schema_name: name, refusal: summary.refused[0]!.refusal }),
+    ]);
+    expect(String((await table.schema()).fields.find((f) => f.name === 'frame_id')?.type)).toBe('Utf8');
+    await deleteTenant(h.deps, org);
   });
 });

@@ -30,6 +30,10 @@ export class FaultyBackend implements SearchBackend {
     return this.real.dropSchema(name);
   }
 
+  migrateSchema(name: string, template: SchemaTemplate) {
+    return this.real.migrateSchema(name, template);
+  }
+
   ping() {
     return this.real.ping();
   }
