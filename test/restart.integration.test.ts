@@ -125,6 +125,17 @@ describe('runtime restarts (integration)', () => {
       expect((await call(second.url, 'GET', '/admin/tenants/shared')).body.status).toBe('active');
       expect((await call(second.url, 'POST', '/admin/tenants', { tenant_id: 'shared' })).status).toBe(409);
       expect((await call(second.url, 'GET', '/health')).body.status).toBe('ok');
+
+      // With the emulators gone, health says which services are down and requests answer 503, not 500.
+      await first.stop();
+      const health = await call(second.url, 'GET', '/health');
+      expect(health.status).toBe(200);
+      expect(health.body.status).toBe('degraded');
+      expect(health.body.services.dynamodb.status).toBe('unavailable');
+      expect(health.body.services.search_backend.status).toBe('ok');
+      const refused = await call(second.url, 'GET', '/admin/tenants/shared');
+      expect(refused.status).toBe(503);
+      expect(refused.body.detail.error).toBe('service_unavailable');
     } finally {
       await second.stop();
       await first.stop();

@@ -14,11 +14,39 @@ export function json(statusCode: number, body: unknown, headers: Record<string, 
   return { statusCode, headers: { ...jsonHeaders, ...headers }, body: JSON.stringify(body) };
 }
 
+const OUTAGE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+]);
+
+/** A backing service that did not answer (refused, timed out, or failed with a 5xx of its own). */
+function isOutage(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as NodeJS.ErrnoException).code;
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  return (
+    (code !== undefined && OUTAGE_CODES.has(code)) ||
+    error.name === 'TimeoutError' ||
+    (status !== undefined && status >= 500) ||
+    (error.cause !== undefined && isOutage(error.cause))
+  );
+}
+
 /** Every failure becomes `{detail}`; 5xx other than typed ones never leak internals. */
 export function errorResponse(error: unknown, context: Record<string, unknown> = {}): HttpResponse {
   if (error instanceof HttpError) {
     if (error.status >= 500) log.warn('request failed', { status: error.status, error, ...context });
     return json(error.status, { detail: error.detail });
+  }
+  if (isOutage(error)) {
+    log.warn('backing service unavailable', { error, ...context });
+    return json(503, {
+      detail: { error: 'service_unavailable', message: 'A backing service did not answer; retry shortly.' },
+    });
   }
   log.error('unhandled error', { error, ...context });
   return json(500, { detail: 'Internal server error' });
