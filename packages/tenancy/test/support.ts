@@ -2,9 +2,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { HttpError } from '@tessera/core';
 import { provisionResources } from '@tessera/platform';
 import { type Emulators, setAwsEndpoints, startEmulators, useEmulatorCredentials } from '@tessera/runtime';
 import { LanceSearchBackend, SchemaCatalog, type SchemaTemplate, type SearchBackend } from '@tessera/search';
+import { afterAll, beforeAll } from 'vitest';
 import { DynamoTenancyStore, type TenancyDeps } from '../src/index';
 
 export const catalog = new SchemaCatalog(path.resolve(import.meta.dirname, '../../../configs/schemas'));
@@ -68,3 +70,26 @@ export async function startHarness(): Promise<TenancyHarness> {
 let counter = 0;
 /** A fresh organization id per test, so tests in one file never see each other's tenants. */
 export const uniqueOrg = (prefix = 'org') => `${prefix}${Date.now().toString(36)}${counter++}`;
+
+/** One harness for the test file, started before its tests and stopped after them. */
+export function useHarness(): () => TenancyHarness {
+  let harness: TenancyHarness | undefined;
+  beforeAll(async () => {
+    harness = await startHarness();
+  });
+  afterAll(async () => {
+    await harness?.emulators.stop();
+  });
+  return () => harness!;
+}
+
+/** The status and detail a domain call fails with; throws if it does not fail with an HttpError. */
+export async function failure(promise: Promise<unknown>): Promise<{ status: number; detail: unknown }> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof HttpError) return { status: error.status, detail: error.detail };
+    throw error;
+  }
+  throw new Error('expected the call to fail');
+}

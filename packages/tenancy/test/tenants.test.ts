@@ -1,5 +1,4 @@
-import { HttpError } from '@tessera/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createTenant,
   deleteTenant,
@@ -11,32 +10,17 @@ import {
   requireTenant,
   setTier,
 } from '../src/index';
-import { catalog, startHarness, type TenancyHarness, uniqueOrg } from './support';
+import { catalog, failure, uniqueOrg, useHarness } from './support';
 
-let h: TenancyHarness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h?.emulators.stop();
-});
+const h = useHarness();
 
-async function failure(promise: Promise<unknown>): Promise<{ status: number; detail: unknown }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof HttpError) return { status: error.status, detail: error.detail };
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
-
-const tablesOf = async (org: string) => (await h.backend.listSchemas()).filter((n) => n.includes(`_${org}_`));
+const tablesOf = async (org: string) =>
+  (await h().backend.listSchemas()).filter((n) => n.includes(`_${org}_`));
 
 describe('createTenant', () => {
   it('creates the tenant, its organization and its primary schema with a registry row', async () => {
     const org = uniqueOrg();
-    const tenant = await createTenant(h.deps, { tenant_id: org, created_by: 'alice' });
+    const tenant = await createTenant(h().deps, { tenant_id: org, created_by: 'alice' });
     expect(tenant).toMatchObject({
       tenant_full_id: `${org}:${org}`,
       org_id: org,
@@ -46,7 +30,7 @@ describe('createTenant', () => {
       schemas_deployed: ['video_frames'],
     });
     expect(typeof tenant.created_at).toBe('number');
-    const organization = await getOrganization(h.deps, org);
+    const organization = await getOrganization(h().deps, org);
     expect(organization).toMatchObject({
       org_id: org,
       org_name: org.charAt(0).toUpperCase() + org.slice(1),
@@ -56,7 +40,7 @@ describe('createTenant', () => {
       config: {},
     });
     expect(await tablesOf(org)).toEqual([`video_frames_${org}_${org}`]);
-    const rows = await h.deps.store.listRegistryRows(`${org}:${org}`);
+    const rows = await h().deps.store.listRegistryRows(`${org}:${org}`);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ base_schema: 'video_frames', kind: 'primary', migration_refusal: null });
   });
@@ -64,25 +48,25 @@ describe('createTenant', () => {
   it('accepts org_id with a bare tenant_id, and a full tenant_id', async () => {
     const org = uniqueOrg();
     expect(
-      (await createTenant(h.deps, { org_id: org, tenant_id: 'prod', created_by: 'a' })).tenant_full_id,
+      (await createTenant(h().deps, { org_id: org, tenant_id: 'prod', created_by: 'a' })).tenant_full_id,
     ).toBe(`${org}:prod`);
-    expect((await createTenant(h.deps, { tenant_id: `${org}:dev`, created_by: 'a' })).tenant_full_id).toBe(
+    expect((await createTenant(h().deps, { tenant_id: `${org}:dev`, created_by: 'a' })).tenant_full_id).toBe(
       `${org}:dev`,
     );
-    expect((await getOrganization(h.deps, org)).tenant_count).toBe(2);
+    expect((await getOrganization(h().deps, org)).tenant_count).toBe(2);
   });
 
   it('refuses a full tenant_id whose organization differs from org_id', async () => {
     const result = await failure(
-      createTenant(h.deps, { org_id: 'aaa', tenant_id: 'bbb:ccc', created_by: 'a' }),
+      createTenant(h().deps, { org_id: 'aaa', tenant_id: 'bbb:ccc', created_by: 'a' }),
     );
     expect(result.status).toBe(400);
   });
 
   it('answers 409 for a duplicate, in bare or full form', async () => {
     const org = uniqueOrg();
-    await createTenant(h.deps, { tenant_id: org, created_by: 'a' });
-    expect(await failure(createTenant(h.deps, { tenant_id: `${org}:${org}`, created_by: 'a' }))).toEqual({
+    await createTenant(h().deps, { tenant_id: org, created_by: 'a' });
+    expect(await failure(createTenant(h().deps, { tenant_id: `${org}:${org}`, created_by: 'a' }))).toEqual({
       status: 409,
       detail: `Tenant ${org}:${org} already exists`,
     });
@@ -91,7 +75,7 @@ describe('createTenant', () => {
   it('lets exactly one of many concurrent creates of the same tenant succeed', async () => {
     const org = uniqueOrg();
     const results = await Promise.allSettled(
-      Array.from({ length: 8 }, () => createTenant(h.deps, { tenant_id: org, created_by: 'a' })),
+      Array.from({ length: 8 }, () => createTenant(h().deps, { tenant_id: org, created_by: 'a' })),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const r of results.filter((r) => r.status === 'rejected')) {
@@ -103,33 +87,33 @@ describe('createTenant', () => {
   it('refuses an unknown base schema before writing anything', async () => {
     const org = uniqueOrg();
     const result = await failure(
-      createTenant(h.deps, { tenant_id: org, created_by: 'a', base_schemas: ['nope'] }),
+      createTenant(h().deps, { tenant_id: org, created_by: 'a', base_schemas: ['nope'] }),
     );
     expect(result.status).toBe(400);
     expect(result.detail).toMatch(/Unknown base schema 'nope'/);
-    expect(await h.deps.store.getOrganization(org)).toBeUndefined();
-    expect(await h.deps.store.getTenant(org, org)).toBeUndefined();
+    expect(await h().deps.store.getOrganization(org)).toBeUndefined();
+    expect(await h().deps.store.getTenant(org, org)).toBeUndefined();
   });
 
   it('refuses the reserved system tenant', async () => {
-    expect((await failure(createTenant(h.deps, { tenant_id: '__system__', created_by: 'a' }))).status).toBe(
+    expect((await failure(createTenant(h().deps, { tenant_id: '__system__', created_by: 'a' }))).status).toBe(
       400,
     );
   });
 
   it('answers 502 naming the failed schema and leaves nothing behind when a deploy fails', async () => {
     const org = uniqueOrg();
-    h.backend.failDeploy.add(`code_${org}_${org}`);
+    h().backend.failDeploy.add(`code_${org}_${org}`);
     const result = await failure(
-      createTenant(h.deps, { tenant_id: org, created_by: 'a', base_schemas: ['video_frames', 'code'] }),
+      createTenant(h().deps, { tenant_id: org, created_by: 'a', base_schemas: ['video_frames', 'code'] }),
     );
     expect(result).toEqual({
       status: 502,
       detail: `Tenant ${org}:${org} not created: schema deploy failed for ['code_${org}_${org}']`,
     });
-    expect(await h.deps.store.getTenant(org, org)).toBeUndefined();
-    expect(await h.deps.store.getOrganization(org)).toBeUndefined();
-    expect(await h.deps.store.listRegistryRows(`${org}:${org}`)).toEqual([]);
+    expect(await h().deps.store.getTenant(org, org)).toBeUndefined();
+    expect(await h().deps.store.getOrganization(org)).toBeUndefined();
+    expect(await h().deps.store.listRegistryRows(`${org}:${org}`)).toEqual([]);
     expect(await tablesOf(org)).toEqual([]);
   });
 });
@@ -137,29 +121,29 @@ describe('createTenant', () => {
 describe('deleteTenant', () => {
   it('drops the schemas, registry rows, tier and record', async () => {
     const org = uniqueOrg();
-    await createTenant(h.deps, {
+    await createTenant(h().deps, {
       tenant_id: org,
       created_by: 'a',
       base_schemas: ['video_frames', 'document_text'],
     });
-    await setTier(h.deps, org, 'pro');
-    expect(await deleteTenant(h.deps, org)).toEqual({
+    await setTier(h().deps, org, 'pro');
+    expect(await deleteTenant(h().deps, org)).toEqual({
       status: 'deleted',
       tenant_full_id: `${org}:${org}`,
       schemas_deleted: 2,
       deleted_schemas: [`document_text_${org}_${org}`, `video_frames_${org}_${org}`],
     });
     expect(await tablesOf(org)).toEqual([]);
-    expect(await h.deps.store.listRegistryRows(`${org}:${org}`)).toEqual([]);
-    expect(await h.deps.store.getTier(`${org}:${org}`)).toBeUndefined();
-    expect((await failure(getTenant(h.deps, org))).status).toBe(404);
+    expect(await h().deps.store.listRegistryRows(`${org}:${org}`)).toEqual([]);
+    expect(await h().deps.store.getTier(`${org}:${org}`)).toBeUndefined();
+    expect((await failure(getTenant(h().deps, org))).status).toBe(404);
     // The organization stays when its last tenant goes.
-    expect((await getOrganization(h.deps, org)).tenant_count).toBe(0);
+    expect((await getOrganization(h().deps, org)).tenant_count).toBe(0);
   });
 
   it('answers 404 for an absent tenant', async () => {
     const org = uniqueOrg();
-    expect(await failure(deleteTenant(h.deps, `${org}:x`))).toEqual({
+    expect(await failure(deleteTenant(h().deps, `${org}:x`))).toEqual({
       status: 404,
       detail: `Tenant ${org}:x not found`,
     });
@@ -167,32 +151,32 @@ describe('deleteTenant', () => {
 
   it('marks the tenant deleted when a step fails, refuses it everywhere, and finishes on a repeated delete', async () => {
     const org = uniqueOrg();
-    await createTenant(h.deps, { tenant_id: org, created_by: 'a' });
+    await createTenant(h().deps, { tenant_id: org, created_by: 'a' });
     const schema = `video_frames_${org}_${org}`;
-    h.backend.failDrop.add(schema);
-    const first = await failure(deleteTenant(h.deps, org));
+    h().backend.failDrop.add(schema);
+    const first = await failure(deleteTenant(h().deps, org));
     expect(first.status).toBe(503);
     expect(first.detail).toMatchObject({ error: 'tenant_delete_incomplete', tenant_id: `${org}:${org}` });
-    expect((await getTenant(h.deps, org)).status).toBe('marked_deleted');
-    const guarded = await failure(requireTenant(h.deps, org));
+    expect((await getTenant(h().deps, org)).status).toBe('marked_deleted');
+    const guarded = await failure(requireTenant(h().deps, org));
     expect(guarded.status).toBe(409);
     expect(guarded.detail).toMatch(/marked deleted/);
-    expect((await failure(setTier(h.deps, org, 'pro'))).status).toBe(409);
+    expect((await failure(setTier(h().deps, org, 'pro'))).status).toBe(409);
 
-    h.backend.failDrop.delete(schema);
-    expect((await deleteTenant(h.deps, org)).deleted_schemas).toEqual([schema]);
+    h().backend.failDrop.delete(schema);
+    expect((await deleteTenant(h().deps, org)).deleted_schemas).toEqual([schema]);
     expect(await tablesOf(org)).toEqual([]);
   });
 
   it('lets a create of a tenant marked deleted finish the delete first', async () => {
     const org = uniqueOrg();
-    await createTenant(h.deps, { tenant_id: org, created_by: 'a', base_schemas: ['wiki'] });
-    h.backend.failDrop.add(`wiki_${org}_${org}`);
-    await failure(deleteTenant(h.deps, org));
-    const stillFailing = await failure(createTenant(h.deps, { tenant_id: org, created_by: 'b' }));
+    await createTenant(h().deps, { tenant_id: org, created_by: 'a', base_schemas: ['wiki'] });
+    h().backend.failDrop.add(`wiki_${org}_${org}`);
+    await failure(deleteTenant(h().deps, org));
+    const stillFailing = await failure(createTenant(h().deps, { tenant_id: org, created_by: 'b' }));
     expect(stillFailing.status).toBe(503);
-    h.backend.failDrop.clear();
-    const recreated = await createTenant(h.deps, { tenant_id: org, created_by: 'b' });
+    h().backend.failDrop.clear();
+    const recreated = await createTenant(h().deps, { tenant_id: org, created_by: 'b' });
     expect(recreated).toMatchObject({
       status: 'active',
       created_by: 'b',
@@ -203,9 +187,9 @@ describe('deleteTenant', () => {
 
   it('drops a deployed, unregistered schema that can only be the tenant own', async () => {
     const org = uniqueOrg();
-    await createTenant(h.deps, { tenant_id: org, created_by: 'a' });
-    await h.backend.deploySchema(`wiki_${org}_${org}`, catalog.get('wiki')!);
-    expect((await deleteTenant(h.deps, org)).deleted_schemas).toEqual([
+    await createTenant(h().deps, { tenant_id: org, created_by: 'a' });
+    await h().backend.deploySchema(`wiki_${org}_${org}`, catalog.get('wiki')!);
+    expect((await deleteTenant(h().deps, org)).deleted_schemas).toEqual([
       `video_frames_${org}_${org}`,
       `wiki_${org}_${org}`,
     ]);
@@ -214,49 +198,49 @@ describe('deleteTenant', () => {
   it('refuses to drop an unregistered schema that a peer tenant could own', async () => {
     // `x:y_z` and `x_y:z` share the suffix `_x_y_z`.
     const org = uniqueOrg();
-    await createTenant(h.deps, { tenant_id: `${org}:y_z`, created_by: 'a' });
-    await createTenant(h.deps, { tenant_id: `${org}_y:z`, created_by: 'a' });
+    await createTenant(h().deps, { tenant_id: `${org}:y_z`, created_by: 'a' });
+    await createTenant(h().deps, { tenant_id: `${org}_y:z`, created_by: 'a' });
     const ambiguous = `wiki_${org}_y_z`;
-    await h.backend.deploySchema(ambiguous, catalog.get('wiki')!);
-    const refused = await failure(deleteTenant(h.deps, `${org}:y_z`));
+    await h().backend.deploySchema(ambiguous, catalog.get('wiki')!);
+    const refused = await failure(deleteTenant(h().deps, `${org}:y_z`));
     expect(refused.status).toBe(409);
     expect(refused.detail).toMatch(new RegExp(`Schema '${ambiguous}' has no registry record`));
-    expect((await getTenant(h.deps, `${org}:y_z`)).status).toBe('active');
-    expect(await h.backend.listSchemas()).toContain(ambiguous);
-    await h.backend.real.dropSchema(ambiguous);
+    expect((await getTenant(h().deps, `${org}:y_z`)).status).toBe('active');
+    expect(await h().backend.listSchemas()).toContain(ambiguous);
+    await h().backend.real.dropSchema(ambiguous);
   });
 
   it('refuses every delete while a schema with an unknown base is deployed', async () => {
     const org = uniqueOrg();
-    await createTenant(h.deps, { tenant_id: org, created_by: 'a' });
+    await createTenant(h().deps, { tenant_id: org, created_by: 'a' });
     const stray = `mystery_${org}_${org}`;
-    await h.backend.deploySchema(stray, catalog.get('wiki')!);
-    const refused = await failure(deleteTenant(h.deps, org));
+    await h().backend.deploySchema(stray, catalog.get('wiki')!);
+    const refused = await failure(deleteTenant(h().deps, org));
     expect(refused.status).toBe(409);
     expect(refused.detail).toMatch(
       new RegExp(`Schema '${stray}' has no registry record and no known base schema`),
     );
     expect(await tablesOf(org)).toContain(`video_frames_${org}_${org}`);
-    await h.backend.real.dropSchema(stray);
-    expect((await deleteTenant(h.deps, org)).status).toBe('deleted');
+    await h().backend.real.dropSchema(stray);
+    expect((await deleteTenant(h().deps, org)).status).toBe('deleted');
   });
 });
 
 describe('requireTenant', () => {
   it('answers 404 in the spec wording for an unregistered tenant, 400 for a malformed id', async () => {
     const org = uniqueOrg();
-    expect(await failure(requireTenant(h.deps, org))).toEqual({
+    expect(await failure(requireTenant(h().deps, org))).toEqual({
       status: 404,
       detail: `Tenant '${org}:${org}' not registered.`,
     });
-    expect((await failure(requireTenant(h.deps, 'a:b:c'))).status).toBe(400);
+    expect((await failure(requireTenant(h().deps, 'a:b:c'))).status).toBe(400);
   });
 
   it('accepts the bare and the full form alike', async () => {
     const org = uniqueOrg();
-    await createTenant(h.deps, { tenant_id: org, created_by: 'a' });
-    expect((await requireTenant(h.deps, org)).tenant.full).toBe(
-      (await requireTenant(h.deps, `${org}:${org}`)).tenant.full,
+    await createTenant(h().deps, { tenant_id: org, created_by: 'a' });
+    expect((await requireTenant(h().deps, org)).tenant.full).toBe(
+      (await requireTenant(h().deps, `${org}:${org}`)).tenant.full,
     );
   });
 });
@@ -264,45 +248,48 @@ describe('requireTenant', () => {
 describe('ensureTenantSchema', () => {
   it('deploys an auxiliary schema once, on first write, and records it on the tenant', async () => {
     const org = uniqueOrg();
-    await createTenant(h.deps, { tenant_id: org, created_by: 'a' });
+    await createTenant(h().deps, { tenant_id: org, created_by: 'a' });
     const [a, b] = await Promise.all([
-      ensureTenantSchema(h.deps, org, 'knowledge_graph'),
-      ensureTenantSchema(h.deps, org, 'knowledge_graph'),
+      ensureTenantSchema(h().deps, org, 'knowledge_graph'),
+      ensureTenantSchema(h().deps, org, 'knowledge_graph'),
     ]);
     expect(a).toBe(`knowledge_graph_${org}_${org}`);
     expect(b).toBe(a);
     expect(await tablesOf(org)).toEqual([a, `video_frames_${org}_${org}`]);
-    expect((await getTenant(h.deps, org)).schemas_deployed).toEqual(['video_frames', 'knowledge_graph']);
-    const rows = await h.deps.store.listRegistryRows(`${org}:${org}`);
+    expect((await getTenant(h().deps, org)).schemas_deployed).toEqual(['video_frames', 'knowledge_graph']);
+    const rows = await h().deps.store.listRegistryRows(`${org}:${org}`);
     expect(rows.find((r) => r.schema_name === a)?.kind).toBe('auxiliary');
-    expect((await deleteTenant(h.deps, org)).schemas_deleted).toBe(2);
+    expect((await deleteTenant(h().deps, org)).schemas_deleted).toBe(2);
   });
 
   it('refuses an unregistered tenant', async () => {
-    expect((await failure(ensureTenantSchema(h.deps, uniqueOrg(), 'wiki'))).status).toBe(404);
+    expect((await failure(ensureTenantSchema(h().deps, uniqueOrg(), 'wiki'))).status).toBe(404);
   });
 });
 
 describe('tiers', () => {
   it('stores the tier apart from the tenant record and reads it back', async () => {
     const org = uniqueOrg();
-    await createTenant(h.deps, { tenant_id: org, created_by: 'a' });
-    expect((await getTier(h.deps, org)).tier).toBeNull();
-    await setTier(h.deps, org, 'pro');
-    expect(await getTier(h.deps, `${org}:${org}`)).toMatchObject({ tenant_id: `${org}:${org}`, tier: 'pro' });
-    expect(await getTenant(h.deps, org)).not.toHaveProperty('tier');
+    await createTenant(h().deps, { tenant_id: org, created_by: 'a' });
+    expect((await getTier(h().deps, org)).tier).toBeNull();
+    await setTier(h().deps, org, 'pro');
+    expect(await getTier(h().deps, `${org}:${org}`)).toMatchObject({
+      tenant_id: `${org}:${org}`,
+      tier: 'pro',
+    });
+    expect(await getTenant(h().deps, org)).not.toHaveProperty('tier');
   });
 
   it('answers 404 for an unregistered tenant', async () => {
-    expect((await failure(setTier(h.deps, uniqueOrg(), 'pro'))).status).toBe(404);
+    expect((await failure(setTier(h().deps, uniqueOrg(), 'pro'))).status).toBe(404);
   });
 });
 
 describe('recoverInterruptedCreates', () => {
   it('rolls back a create whose lease expired and lets a new create take its place', async () => {
     const org = uniqueOrg();
-    const now = h.clock.now;
-    await h.deps.store.putTenantIfAbsent({
+    const now = h().clock.now;
+    await h().deps.store.putTenantIfAbsent({
       tenant_full_id: `${org}:${org}`,
       org_id: org,
       tenant_name: org,
@@ -314,7 +301,7 @@ describe('recoverInterruptedCreates', () => {
       lease_expires_at: now + 1000,
       created_org: true,
     });
-    await h.deps.store.putOrganizationIfAbsent({
+    await h().deps.store.putOrganizationIfAbsent({
       org_id: org,
       org_name: org,
       created_at: now,
@@ -322,7 +309,7 @@ describe('recoverInterruptedCreates', () => {
       status: 'active',
       config: {},
     });
-    await h.deps.store.putRegistryRow({
+    await h().deps.store.putRegistryRow({
       tenant_full_id: `${org}:${org}`,
       schema_name: `video_frames_${org}_${org}`,
       base_schema: 'video_frames',
@@ -331,22 +318,22 @@ describe('recoverInterruptedCreates', () => {
       registered_at: now,
       migration_refusal: null,
     });
-    await h.backend.deploySchema(`video_frames_${org}_${org}`, catalog.get('video_frames')!);
+    await h().backend.deploySchema(`video_frames_${org}_${org}`, catalog.get('video_frames')!);
 
     // While the lease lives the create is invisible and a second create is a conflict.
-    expect((await failure(getTenant(h.deps, org))).status).toBe(404);
-    expect((await failure(createTenant(h.deps, { tenant_id: org, created_by: 'b' }))).status).toBe(409);
-    expect(await recoverInterruptedCreates(h.deps)).not.toContain(`${org}:${org}`);
+    expect((await failure(getTenant(h().deps, org))).status).toBe(404);
+    expect((await failure(createTenant(h().deps, { tenant_id: org, created_by: 'b' }))).status).toBe(409);
+    expect(await recoverInterruptedCreates(h().deps)).not.toContain(`${org}:${org}`);
 
-    h.clock.now = now + 2000;
+    h().clock.now = now + 2000;
     try {
-      expect(await recoverInterruptedCreates(h.deps)).toContain(`${org}:${org}`);
-      expect(await h.deps.store.getTenant(org, org)).toBeUndefined();
-      expect(await h.deps.store.getOrganization(org)).toBeUndefined();
+      expect(await recoverInterruptedCreates(h().deps)).toContain(`${org}:${org}`);
+      expect(await h().deps.store.getTenant(org, org)).toBeUndefined();
+      expect(await h().deps.store.getOrganization(org)).toBeUndefined();
       expect(await tablesOf(org)).toEqual([]);
-      expect((await createTenant(h.deps, { tenant_id: org, created_by: 'b' })).status).toBe('active');
+      expect((await createTenant(h().deps, { tenant_id: org, created_by: 'b' })).status).toBe('active');
     } finally {
-      h.clock.now = now;
+      h().clock.now = now;
     }
   });
 });
