@@ -9,8 +9,9 @@ export interface RouteDef {
   /** API Gateway route path: `{name}` for one segment, `{name+}` for the rest. */
   path: string;
   handler: string;
-  /** Lambda response streaming (server-sent events). */
+  /** Lambda response streaming (server-sent events), served through a function URL. */
   streaming?: boolean;
+  /** Lambda timeout (default 30 s); at most 29 for API routes, as API Gateway stops waiting after 30 s. */
   timeoutSeconds?: number;
   memoryMb?: number;
 }
@@ -38,16 +39,16 @@ export const routes: RouteDef[] = [
     method: 'DELETE',
     path: '/admin/organizations/{org_id}',
     handler: 'http/organizations.deleteOrganization',
-    timeoutSeconds: 300,
+    timeoutSeconds: 29,
   },
 
-  { method: 'POST', path: '/admin/tenants', handler: 'http/tenants.createTenant', timeoutSeconds: 60 },
+  { method: 'POST', path: '/admin/tenants', handler: 'http/tenants.createTenant', timeoutSeconds: 29 },
   { method: 'GET', path: '/admin/tenants/{tenant_full_id}', handler: 'http/tenants.getTenant' },
   {
     method: 'DELETE',
     path: '/admin/tenants/{tenant_full_id}',
     handler: 'http/tenants.deleteTenant',
-    timeoutSeconds: 120,
+    timeoutSeconds: 29,
   },
   { method: 'PUT', path: '/admin/tenants/{tenant_full_id}/tier', handler: 'http/tenants.setTenantTier' },
   { method: 'GET', path: '/admin/tenants/{tenant_full_id}/tier', handler: 'http/tenants.getTenantTier' },
@@ -56,7 +57,7 @@ export const routes: RouteDef[] = [
     method: 'POST',
     path: '/admin/reconcile-orphans',
     handler: 'http/schemas.reconcileOrphans',
-    timeoutSeconds: 300,
+    timeoutSeconds: 29,
   },
   { method: 'GET', path: '/admin/schemas/drift', handler: 'http/schemas.schemaDrift' },
 ];

@@ -66,6 +66,7 @@ export function spawnRuntime(
 
 export interface Answer {
   status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: answers are JSON whose fields tests assert one by one
   body: any;
   headers: Headers;
 }

@@ -6,7 +6,13 @@ import { createApiServer, type LoadedRoute } from '../src/http-server';
 import { installAwsLambdaGlobal, type ResponseStream } from '../src/lambda-shim';
 
 installAwsLambdaGlobal();
-const awslambda = (globalThis as unknown as { awslambda: any }).awslambda;
+type Streaming = (event: unknown, response: ResponseStream) => Promise<void>;
+const { awslambda } = globalThis as unknown as {
+  awslambda: {
+    streamifyResponse(handler: Streaming): LoadedRoute['handler'];
+    HttpResponseStream: { from(stream: ResponseStream, metadata: object): ResponseStream };
+  };
+};
 
 const seen: APIGatewayProxyEventV2[] = [];
 const echo: LoadedRoute['handler'] = async (event) => {
@@ -114,13 +120,13 @@ describe('createApiServer', () => {
     const response = await fetch(`${base}/files/a/b/c.png`, {
       method: 'GET',
     });
-    expect(((await response.json()) as any).path).toEqual({ path: 'a/b/c.png' });
+    expect(((await response.json()) as { path: unknown }).path).toEqual({ path: 'a/b/c.png' });
     const binary = await fetch(`${base}/things/x`, {
       method: 'POST',
       headers: { 'content-type': 'application/octet-stream' },
       body: new Uint8Array([0, 255, 1]),
     });
-    const answer = (await binary.json()) as any;
+    const answer = (await binary.json()) as { b64: boolean; body: string };
     expect(answer.b64).toBe(true);
     expect(Buffer.from(answer.body, 'base64')).toEqual(Buffer.from([0, 255, 1]));
   });

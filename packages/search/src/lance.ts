@@ -9,7 +9,7 @@ const PAGE = 1000;
 export class LanceSearchBackend implements SearchBackend {
   private connection: Promise<Connection> | undefined;
 
-  constructor(private readonly uri: string) {}
+  constructor(readonly uri: string) {}
 
   private db(): Promise<Connection> {
     this.connection ??= connect(this.uri).catch((error: unknown) => {

@@ -45,7 +45,7 @@ export function reciprocalRankFusion(
 ): { id: string; score: number }[] {
   const scores = new Map<string, number>();
   for (const ranking of rankings) {
-    ranking.forEach((id, index) => scores.set(id, (scores.get(id) ?? 0) + 1 / (k + index + 1)));
+    for (const [index, id] of ranking.entries()) scores.set(id, (scores.get(id) ?? 0) + 1 / (k + index + 1));
   }
   return [...scores]
     .map(([id, score]) => ({ id, score }))

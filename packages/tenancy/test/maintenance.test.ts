@@ -8,7 +8,7 @@ import {
   reconcileOrphans,
   schemaDrift,
 } from '../src/index';
-import { catalog, failure, uniqueOrg, useHarness } from './support';
+import { catalog, uniqueOrg, useHarness } from './support';
 
 // One harness per test: orphan reports are global, so tests must not see each other's tables.
 const h = useHarness();
@@ -99,13 +99,13 @@ describe('migrateDriftedSchemas', () => {
     await createTenant(h().deps, { tenant_id: org, created_by: 'a' });
     const name = `video_frames_${org}_${org}`;
     // The tenant was deployed from an older definition without `ingested_at`.
-    const table = await (await connect(h().backend.real['uri'])).openTable(name);
+    const table = await (await connect(h().backend.real.uri)).openTable(name);
     await table.dropColumns(['ingested_at']);
     const [row] = await h().deps.store.listRegistryRows(`${org}:${org}`);
     await h().deps.store.putRegistryRow({ ...row!, definition_hash: 'older0000000000' });
 
     expect(await migrateDriftedSchemas(h().deps)).toEqual({ migrated: [name], refused: [] });
-    const reopened = await (await connect(h().backend.real['uri'])).openTable(name);
+    const reopened = await (await connect(h().backend.real.uri)).openTable(name);
     expect((await reopened.schema()).fields.map((f) => f.name)).toContain('ingested_at');
     expect(await schemaDrift(h().deps)).toEqual({ drifted: [] });
     await deleteTenant(h().deps, org);
@@ -115,7 +115,7 @@ describe('migrateDriftedSchemas', () => {
     const org = uniqueOrg();
     await createTenant(h().deps, { tenant_id: org, created_by: 'a' });
     const name = `video_frames_${org}_${org}`;
-    const table = await (await connect(h().backend.real['uri'])).openTable(name);
+    const table = await (await connect(h().backend.real.uri)).openTable(name);
     await table.dropColumns(['frame_id']);
     await table.addColumns([{ name: 'frame_id', valueSql: "CAST('0' AS STRING)" }]);
     const [row] = await h().deps.store.listRegistryRows(`${org}:${org}`);

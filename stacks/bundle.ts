@@ -1,0 +1,263 @@
+/**
+ * Lambda code built from functions/: one esbuild bundle per handler module (cached per process), and the
+ * layer that ships LanceDB, whose native module esbuild cannot inline.
+ */
+import { createHash } from 'node:crypto';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type * as Esbuild from 'esbuild';
+
+// Paths come from resolving the workspace packages, not from this file's location: SST bundles
+// sst.config.ts together with these stacks into one file at the repo root.
+const resolve = createRequire(import.meta.url).resolve;
+export const functionsDir = path.dirname(resolve('@tessera/functions/routes'));
+const stacksDir = path.dirname(resolve('@tessera/stacks'));
+const repoRoot = path.dirname(functionsDir);
+export const configsDir = path.join(repoRoot, 'configs');
+
+/** Where the Lambda runtime finds the configs copied into every bundle (`/var/task` is the code root). */
+export const LAMBDA_CONFIG_DIR = '/var/task/configs';
+
+/** Packages the layer ships: LanceDB, its Linux x64 binary, and Apache Arrow, which LanceDB loads too. */
+const LAYER_ROOTS = ['@lancedb/lancedb', '@lancedb/lancedb-linux-x64-gnu', 'apache-arrow'];
+/** Packages the handlers import that must come from the layer rather than be inlined. */
+const LAYER_IMPORTS = ['@lancedb/lancedb', 'apache-arrow'];
+/** Bump when the layer's layout changes, so the asset hash changes with it. */
+const LAYER_FORMAT = 1;
+
+/** Lets CommonJS dependencies inlined into the ESM bundle call `require`. */
+const BANNER =
+  "import { createRequire as __tesseraCreateRequire } from 'node:module';" +
+  'const require = __tesseraCreateRequire(import.meta.url);';
+
+/**
+ * Build outputs, named by their content so that runs of unchanged code reuse them and several processes
+ * (parallel test files, a synth) can build at once. Safe to delete at any time.
+ */
+const cacheDir = path.join(repoRoot, 'node_modules', '.cache', 'tessera-stacks');
+const STALE_BUNDLE_MS = 24 * 60 * 60 * 1000;
+
+export interface HandlerBundle {
+  /** Directory holding `index.mjs` and `configs/`: the function's code asset. */
+  dir: string;
+  /** The bundle loads LanceDB or Arrow, so its function needs the search layer. */
+  usesSearchLayer: boolean;
+}
+
+export interface SearchLayerBuild {
+  /** Directory holding `nodejs/node_modules/...`. */
+  dir: string;
+  /** Derived from the packages' versions: stable across machines, changes when a version does. */
+  hash: string;
+}
+
+// esbuild's API refuses to run when bundled, and SST inlines every package the root package.json does not
+// list, so load it at run time from the stacks package that depends on it.
+let esbuildApi: typeof Esbuild | undefined;
+function esbuild(): typeof Esbuild {
+  esbuildApi ??= createRequire(path.join(stacksDir, 'package.json'))('esbuild') as typeof Esbuild;
+  return esbuildApi;
+}
+
+/** Moves a finished build into place; when another process got there first, keeps theirs (same content). */
+function publish(staging: string, dir: string): void {
+  try {
+    renameSync(staging, dir);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    if (!existsSync(dir)) throw error;
+    const now = new Date();
+    utimesSync(dir, now, now); // in use again: see pruneStaleBundles
+  }
+}
+
+function hashDirectory(dir: string): string {
+  const hash = createHash('sha256');
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name))
+    .sort();
+  for (const file of files) hash.update(path.relative(dir, file)).update('\0').update(readFileSync(file));
+  return hash.digest('hex');
+}
+
+let shims: Map<string, string> | undefined;
+/**
+ * One CommonJS module per layer package that `require`s it with a non-literal argument, so esbuild leaves
+ * the call to run time. Node's CommonJS resolution searches NODE_PATH, which holds the layer's
+ * /opt/nodejs/node_modules (ESM resolution does not), and LanceDB and the handlers then share one Arrow.
+ */
+function layerShims(): Map<string, string> {
+  if (!shims) {
+    const dir = path.join(cacheDir, 'layer-imports');
+    mkdirSync(dir, { recursive: true });
+    shims = new Map(
+      LAYER_IMPORTS.map((name) => {
+        const file = path.join(dir, `${name.replace(/[@/]/g, '_')}.cjs`);
+        const source = `const name = ${JSON.stringify(name)};\nmodule.exports = require(name);\n`;
+        if (!existsSync(file) || readFileSync(file, 'utf8') !== source) {
+          const staging = `${file}.${process.pid}`;
+          writeFileSync(staging, source);
+          renameSync(staging, file);
+        }
+        return [name, file];
+      }),
+    );
+  }
+  return shims;
+}
+
+const bundles = new Map<string, HandlerBundle>();
+
+/**
+ * Bundles each `functions/<module>.ts` once per process: ESM `index.mjs` for Node 22 with `configs/` beside
+ * it. Modules not yet built are built in one esbuild run, which parses their shared dependencies once.
+ */
+export function bundleHandlerModules(modules: Iterable<string>): Map<string, HandlerBundle> {
+  const wanted = [...new Set(modules)];
+  const missing = wanted.filter((module) => !bundles.has(module));
+  if (missing.length > 0) build(missing);
+  return new Map(wanted.map((module) => [module, bundles.get(module)!]));
+}
+
+function build(modules: string[]): void {
+  const aliases = layerShims();
+  const shimFiles = new Set(aliases.values());
+  const entries = new Map(modules.map((module) => [path.join(functionsDir, `${module}.ts`), module]));
+  const bundlesDir = path.join(cacheDir, 'bundles');
+  mkdirSync(bundlesDir, { recursive: true });
+  const scratch = mkdtempSync(path.join(cacheDir, 'build-'));
+  try {
+    const result = esbuild().buildSync({
+      entryPoints: [...entries].map(([file, module]) => ({ in: file, out: `${outName(module)}/index` })),
+      outdir: scratch,
+      outExtension: { '.js': '.mjs' },
+      absWorkingDir: repoRoot,
+      bundle: true,
+      platform: 'node',
+      target: 'node22',
+      format: 'esm',
+      banner: { js: BANNER },
+      alias: Object.fromEntries(aliases),
+      legalComments: 'none',
+      metafile: true,
+      logLevel: 'silent',
+    });
+    for (const output of Object.values(result.metafile.outputs)) {
+      const module = output.entryPoint && entries.get(path.resolve(repoRoot, output.entryPoint));
+      if (!module) continue;
+      const built = path.join(scratch, outName(module));
+      cpSync(configsDir, path.join(built, 'configs'), { recursive: true });
+      const dir = path.join(bundlesDir, `${outName(module)}-${hashDirectory(built).slice(0, 16)}`);
+      publish(built, dir);
+      const usesSearchLayer = Object.keys(output.inputs).some((input) =>
+        shimFiles.has(path.resolve(repoRoot, input)),
+      );
+      bundles.set(module, { dir, usesSearchLayer });
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  const unbuilt = modules.filter((module) => !bundles.has(module));
+  if (unbuilt.length > 0) throw new Error(`esbuild produced no bundle for ${unbuilt.join(', ')}`);
+  pruneStaleBundles(bundlesDir);
+}
+
+/** Drops bundles no build has produced or reused for a day, so the cache does not grow with every edit. */
+function pruneStaleBundles(bundlesDir: string): void {
+  const now = Date.now();
+  for (const entry of readdirSync(bundlesDir)) {
+    const dir = path.join(bundlesDir, entry);
+    if (now - statSync(dir).mtimeMs > STALE_BUNDLE_MS) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `http/tenants` → `http-tenants`. */
+function outName(module: string): string {
+  return module.replace(/[^A-Za-z0-9_-]/g, '-');
+}
+
+interface LayerPackage {
+  name: string;
+  version: string;
+  source: string;
+  /** Path under the layer's node_modules, mirroring npm's layout so nested versions resolve the same. */
+  target: string;
+}
+
+/** Node's lookup: `node_modules/<name>` in `from` or the nearest ancestor that has it. */
+function findPackageDir(name: string, from: string): string | undefined {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'node_modules', name);
+    if (existsSync(path.join(candidate, 'package.json'))) return realpathSync(candidate);
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+/** The layer roots and their run-time dependencies (not optional ones, not `@types/*`). */
+function layerPackages(): LayerPackage[] {
+  const rootModules = path.join(repoRoot, 'node_modules');
+  const found = new Map<string, LayerPackage>();
+  const pending = LAYER_ROOTS.map((name) => ({ name, from: functionsDir, neededBy: 'the search layer' }));
+  for (let next = pending.shift(); next; next = pending.shift()) {
+    const source = findPackageDir(next.name, next.from);
+    if (!source) throw new Error(`${next.name} is not installed; ${next.neededBy} needs it`);
+    if (found.has(source)) continue;
+    const manifest = JSON.parse(readFileSync(path.join(source, 'package.json'), 'utf8')) as {
+      version: string;
+      dependencies?: Record<string, string>;
+    };
+    const relative = path.relative(rootModules, source);
+    const target = relative.startsWith('..') || path.isAbsolute(relative) ? next.name : relative;
+    found.set(source, { name: next.name, version: manifest.version, source, target });
+    for (const dependency of Object.keys(manifest.dependencies ?? {})) {
+      if (!dependency.startsWith('@types/')) {
+        pending.push({ name: dependency, from: source, neededBy: next.name });
+      }
+    }
+  }
+  return [...found.values()].sort((a, b) => a.target.localeCompare(b.target));
+}
+
+let searchLayerBuild: SearchLayerBuild | undefined;
+
+/**
+ * The search layer's content: the packages copied from node_modules, once, into a cache directory named by
+ * their versions (the Linux binary alone is ~180 MB).
+ */
+export function searchLayer(): SearchLayerBuild {
+  if (searchLayerBuild) return searchLayerBuild;
+  const packages = layerPackages();
+  const hash = createHash('sha256')
+    .update(JSON.stringify([LAYER_FORMAT, packages.map(({ target, version }) => [target, version])]))
+    .digest('hex');
+  const dir = path.join(cacheDir, `search-layer-${hash.slice(0, 16)}`);
+  if (!existsSync(dir)) {
+    mkdirSync(cacheDir, { recursive: true });
+    const staging = mkdtempSync(`${dir}.partial-`);
+    for (const { source, target } of packages) {
+      cpSync(source, path.join(staging, 'nodejs', 'node_modules', target), {
+        recursive: true,
+        // Nested node_modules are copied as packages of their own, and only when needed at run time.
+        filter: (file) => !path.relative(source, file).split(path.sep).includes('node_modules'),
+      });
+    }
+    publish(staging, dir);
+  }
+  searchLayerBuild = { dir, hash };
+  return searchLayerBuild;
+}

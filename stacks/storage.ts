@@ -1,0 +1,63 @@
+/** DynamoDB tables and S3 buckets of the shared resource definition (`@tessera/platform`). */
+import {
+  buckets as bucketDefinitions,
+  type TableDef,
+  tables as tableDefinitions,
+} from '@tessera/platform/resources';
+import { RemovalPolicy } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { mapDefinitions, pascalCase } from './definitions';
+
+export type TableKey = keyof typeof tableDefinitions;
+export type BucketKey = keyof typeof bucketDefinitions;
+
+/** A table as the definition describes it: string keys, on-demand, recoverable, kept when the stack goes. */
+export function createTable(scope: Construct, id: string, definition: TableDef): dynamodb.Table {
+  const key = (name: string) => ({ name, type: dynamodb.AttributeType.STRING });
+  return new dynamodb.Table(scope, id, {
+    partitionKey: key(definition.partitionKey),
+    sortKey: definition.sortKey ? key(definition.sortKey) : undefined,
+    billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    timeToLiveAttribute: definition.ttlAttribute,
+    removalPolicy: RemovalPolicy.RETAIN,
+  });
+}
+
+/** A private, encrypted bucket reachable only over TLS, kept when the stack goes. */
+export function createBucket(scope: Construct, id: string): s3.Bucket {
+  return new s3.Bucket(scope, id, {
+    encryption: s3.BucketEncryption.S3_MANAGED,
+    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+    enforceSSL: true,
+    removalPolicy: RemovalPolicy.RETAIN,
+  });
+}
+
+export class Storage extends Construct {
+  readonly tables: Record<TableKey, dynamodb.Table>;
+  readonly buckets: Record<BucketKey, s3.Bucket>;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    this.tables = mapDefinitions(tableDefinitions, (key, definition: TableDef) =>
+      createTable(this, `${pascalCase(key)}Table`, definition),
+    );
+    this.buckets = mapDefinitions(bucketDefinitions, (key) => createBucket(this, `${pascalCase(key)}Bucket`));
+  }
+
+  /** Grants `fn` read/write on every table and bucket and sets their `envVar`s to the physical names. */
+  bind(fn: lambda.Function): void {
+    for (const key of Object.keys(this.tables) as TableKey[]) {
+      this.tables[key].grantReadWriteData(fn);
+      fn.addEnvironment(tableDefinitions[key].envVar, this.tables[key].tableName);
+    }
+    for (const key of Object.keys(this.buckets) as BucketKey[]) {
+      this.buckets[key].grantReadWrite(fn);
+      fn.addEnvironment(bucketDefinitions[key].envVar, this.buckets[key].bucketName);
+    }
+  }
+}

@@ -1,0 +1,71 @@
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { bundleHandlerModules, searchLayer } from '@tessera/stacks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/** Imports the health bundle in a fresh Node process and prints its answer to GET /health. */
+const script = `
+const { health } = await import(process.argv[1]);
+const event = {
+  version: '2.0', routeKey: 'GET /health', rawPath: '/health', rawQueryString: '', headers: {},
+  requestContext: { http: { method: 'GET', path: '/health' } }, isBase64Encoded: false,
+};
+process.stdout.write((await health(event, {})).body);
+`;
+
+describe('bundleHandlerModules', () => {
+  // A copy outside the repo, where no node_modules above it can supply LanceDB: only NODE_PATH can.
+  let dir: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'tessera-bundle-test-'));
+    cpSync(bundleHandlerModules(['http/health']).get('http/health')!.dir, dir, { recursive: true });
+  });
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  function runHealth(nodePath?: string): Promise<{ failed: boolean; stdout: string; stderr: string }> {
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '',
+      NODE_NO_WARNINGS: '1',
+      TESSERA_CONFIG_DIR: path.join(dir, 'configs'),
+      TESSERA_SEARCH_URI: path.join(dir, 'lancedb'),
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      // Nothing listens there: the AWS probes fail fast, which this test does not look at.
+      AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+      ...(nodePath ? { NODE_PATH: nodePath } : {}),
+    };
+    const entry = pathToFileURL(path.join(dir, 'index.mjs')).href;
+    return new Promise((done) => {
+      execFile(
+        process.execPath,
+        ['--input-type=module', '-e', script, entry],
+        { env, cwd: dir },
+        (error, stdout, stderr) => done({ failed: error !== null, stdout, stderr }),
+      );
+    });
+  }
+
+  it('runs a handler whose LanceDB and Arrow come from the search layer on NODE_PATH, as in Lambda', async () => {
+    const { stdout, stderr } = await runHealth(path.join(searchLayer().dir, 'nodejs', 'node_modules'));
+    expect(stderr).toBe('');
+    expect(JSON.parse(stdout).services.search_backend).toMatchObject({ status: 'ok' });
+  });
+
+  it('leaves LanceDB and Arrow out of the bundle', async () => {
+    const { failed, stderr } = await runHealth();
+    expect(failed).toBe(true);
+    expect(stderr).toMatch(/Cannot find module '(@lancedb\/lancedb|apache-arrow)'/);
+  });
+
+  it('marks only bundles that load LanceDB as needing the search layer', () => {
+    const bundles = bundleHandlerModules(['http/health', 'http/fallback']);
+    expect(bundles.get('http/health')?.usesSearchLayer).toBe(true);
+    expect(bundles.get('http/fallback')?.usesSearchLayer).toBe(false);
+  });
+});
