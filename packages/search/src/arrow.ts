@@ -39,8 +39,11 @@ export function arrowType(type: string): DataType {
   throw new Error(`Unsupported field type '${type}'`);
 }
 
+/** Every field is nullable but `document_id`, the key upserts match on. */
 export function arrowSchema(template: SchemaTemplate): Schema {
   return new arrow.Schema(
-    template.document.fields.map((field) => new Field(field.name, arrowType(field.type), true)),
+    template.document.fields.map(
+      (field) => new Field(field.name, arrowType(field.type), field.name !== 'document_id'),
+    ),
   );
 }

@@ -1,10 +1,28 @@
 /** LanceDB adapter of the search backend: a local directory by default, `s3://` in AWS. */
-import { type Connection, connect } from '@lancedb/lancedb';
+import { type Connection, connect, type Table } from '@lancedb/lancedb';
 import { arrowSchema } from './arrow';
 import type { MigrationResult, SearchBackend } from './backend';
 import type { SchemaTemplate } from './templates';
 
 const PAGE = 1000;
+export const PRIMARY_KEY = 'document_id';
+const PRIMARY_KEY_METADATA = 'lance-schema:unenforced-primary-key:position';
+
+/** Upserts dedupe on `document_id` even when writers race, once it is the table's (unenforced) primary key. */
+async function ensurePrimaryKey(table: Table): Promise<void> {
+  const needsKey = async () => {
+    const key = (await table.schema()).fields.find((field) => field.name === PRIMARY_KEY);
+    return key !== undefined && !key.nullable && !key.metadata.has(PRIMARY_KEY_METADATA);
+  };
+  if (!(await needsKey())) return;
+  try {
+    await table.setUnenforcedPrimaryKey(PRIMARY_KEY);
+  } catch (error) {
+    // A concurrent deploy of the same schema may have set it first.
+    await table.checkoutLatest();
+    if (await needsKey()) throw error;
+  }
+}
 
 export class LanceSearchBackend implements SearchBackend {
   private connection: Promise<Connection> | undefined;
@@ -21,7 +39,15 @@ export class LanceSearchBackend implements SearchBackend {
 
   async deploySchema(schemaName: string, template: SchemaTemplate): Promise<void> {
     const db = await this.db();
-    await db.createEmptyTable(schemaName, arrowSchema(template), { mode: 'create', existOk: true });
+    let table: Table;
+    try {
+      table = await db.createEmptyTable(schemaName, arrowSchema(template), { mode: 'create' });
+    } catch (error) {
+      if (!/already exists/i.test((error as Error).message)) throw error;
+      // Deployed before; finish a deploy that stopped before its key was set.
+      table = await db.openTable(schemaName);
+    }
+    await ensurePrimaryKey(table);
   }
 
   async listSchemas(): Promise<string[]> {

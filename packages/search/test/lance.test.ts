@@ -78,6 +78,10 @@ describe('LanceSearchBackend', () => {
     const table = await (await connect(dir)).openTable('wiki_acme_acme');
     const schema = await table.schema();
     expect(schema.fields.map((f) => f.name)).toEqual(shipped.get('wiki')!.document.fields.map((f) => f.name));
+    // document_id is the non-nullable, unenforced primary key that upserts dedupe on.
+    const key = schema.fields.find((f) => f.name === 'document_id')!;
+    expect(key.nullable).toBe(false);
+    expect([...key.metadata.keys()]).toContain('lance-schema:unenforced-primary-key:position');
 
     await backend.dropSchema('wiki_acme_acme');
     await backend.dropSchema('wiki_acme_acme');
