@@ -1,6 +1,19 @@
 export { arrowSchema, arrowType } from './arrow';
 export type { MigrationResult, SearchBackend } from './backend';
+export type { QueryVectors, Scored } from './content-index';
+export { LanceContentIndex, sqlString, top } from './content-index';
 export { LanceSearchBackend } from './lance';
 export type { Relevance } from './metrics';
 export { ndcg, precision, recall, reciprocalRank, reciprocalRankFusion } from './metrics';
+export { type DocumentRow, documentTable, type TokenMatrix } from './rows';
+export {
+  binaryMaxSim,
+  floatBinaryMaxSim,
+  floatMaxSim,
+  packSignBits,
+  popcount32,
+  unpackedBitTables,
+} from './scoring';
+export type { StrategyQuery, Target } from './strategies';
+export { RankingStrategy, RERANK_DEPTH, rank } from './strategies';
 export { definitionHash, FieldTemplate, SchemaCatalog, SchemaTemplate } from './templates';

@@ -1,0 +1,327 @@
+/**
+ * The content index of one LanceDB database: feeding documents into tenant schemas (upserts keyed on
+ * `document_id`, replacement of every document of a source) and the scoring primitives the ranking
+ * strategies are made of: BM25, binary and float MaxSim, float-query-over-binary MaxSim.
+ */
+import { type Connection, connect, Index, MatchQuery, MultiMatchQuery, type Table } from '@lancedb/lancedb';
+import type { Table as ArrowTable } from 'apache-arrow';
+import { type DocumentRow, documentTable } from './rows';
+import {
+  binaryMaxSim,
+  CODE_WORDS,
+  codeWords,
+  floatBinaryMaxSim,
+  floatMaxSim,
+  TOKEN_DIM,
+  unpackedBitTables,
+} from './scoring';
+import type { SchemaTemplate } from './templates';
+
+export interface Scored {
+  id: string;
+  score: number;
+}
+
+/** A query's token vectors: `tokens` × 128 floats and × 16 packed bytes. */
+export interface QueryVectors {
+  tokens: number;
+  vectors: Float32Array;
+  binary: Uint8Array;
+}
+
+interface CodeCache {
+  version: number;
+  ids: string[];
+  /** Token offsets per document (length documents + 1). */
+  offsets: Int32Array;
+  bytes: Uint8Array;
+  words: Uint32Array;
+}
+
+/** SQL string literal for LanceDB filters: quotes doubled. */
+export const sqlString = (value: string) => `'${value.replaceAll("'", "''")}'`;
+const idList = (ids: readonly string[]) => ids.map(sqlString).join(', ');
+
+export class LanceContentIndex {
+  private connection: Promise<Connection> | undefined;
+  private readonly codes = new Map<string, Promise<CodeCache>>();
+  private readonly indexed = new Set<string>();
+
+  constructor(readonly uri: string) {}
+
+  private db(): Promise<Connection> {
+    this.connection ??= connect(this.uri).catch((error: unknown) => {
+      this.connection = undefined;
+      throw error;
+    });
+    return this.connection;
+  }
+
+  /** The latest version of a table, or undefined when the schema is not deployed. */
+  async table(name: string): Promise<Table | undefined> {
+    const db = await this.db();
+    try {
+      return await db.openTable(name);
+    } catch (error) {
+      if (/was not found|does not exist/i.test((error as Error).message)) return undefined;
+      throw error;
+    }
+  }
+
+  private async requireTable(name: string): Promise<Table> {
+    const table = await this.table(name);
+    if (!table) throw new Error(`Schema ${name} is not deployed`);
+    return table;
+  }
+
+  /** Full-text indexes on every `fulltext` field (one index per column). */
+  async ensureTextIndexes(name: string, template: SchemaTemplate): Promise<void> {
+    if (this.indexed.has(name)) return;
+    const table = await this.requireTable(name);
+    const existing = new Set((await table.listIndices()).flatMap((index) => index.columns));
+    for (const field of template.document.fields) {
+      if (field.fulltext && !existing.has(field.name)) {
+        await table
+          .createIndex(field.name, { config: Index.fts({ withPosition: false }), replace: false })
+          .catch((error) => {
+            if (!/already exists/i.test((error as Error).message)) throw error;
+          });
+      }
+    }
+    this.indexed.add(name);
+  }
+
+  /** Upserts documents by `document_id`. */
+  async upsert(name: string, template: SchemaTemplate, rows: DocumentRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const table = await this.requireTable(name);
+    await table
+      .mergeInsert('document_id')
+      .whenMatchedUpdateAll()
+      .whenNotMatchedInsertAll()
+      .execute(documentTable(template, rows) as ArrowTable);
+  }
+
+  /** Replaces every document of `sourceDocId` with `rows` in one commit: re-indexing never duplicates. */
+  async replaceSource(
+    name: string,
+    template: SchemaTemplate,
+    sourceDocId: string,
+    rows: DocumentRow[],
+  ): Promise<void> {
+    const table = await this.requireTable(name);
+    if (rows.length === 0) {
+      await table.delete(`source_doc_id = ${sqlString(sourceDocId)}`);
+      return;
+    }
+    await table
+      .mergeInsert('document_id')
+      .whenMatchedUpdateAll()
+      .whenNotMatchedInsertAll()
+      .whenNotMatchedBySourceDelete({ where: `source_doc_id = ${sqlString(sourceDocId)}` })
+      .execute(documentTable(template, rows) as ArrowTable);
+  }
+
+  async deleteSource(name: string, sourceDocId: string): Promise<void> {
+    const table = await this.table(name);
+    await table?.delete(`source_doc_id = ${sqlString(sourceDocId)}`);
+  }
+
+  /** Folds newly written rows into the indexes, so text search stays indexed rather than scanning. */
+  async optimize(name: string): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const table = await this.requireTable(name);
+      try {
+        await table.optimize();
+        return;
+      } catch (error) {
+        if (attempt >= 4 || !/conflict/i.test((error as Error).message)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+      }
+    }
+  }
+
+  async count(name: string, filter?: string): Promise<number> {
+    const table = await this.table(name);
+    return table ? table.countRows(filter) : 0;
+  }
+
+  /** Rows by id, with the requested columns. */
+  async fetch(name: string, ids: readonly string[], columns: string[]): Promise<Record<string, unknown>[]> {
+    if (ids.length === 0) return [];
+    const table = await this.requireTable(name);
+    return table
+      .query()
+      .where(`document_id IN (${idList(ids)})`)
+      .select(columns)
+      .limit(ids.length)
+      .toArray();
+  }
+
+  // --- scoring -------------------------------------------------------------------------------------------
+
+  /** BM25 over the given text fields (scores summed across fields); restricted to `ids` when given. */
+  async bm25(
+    name: string,
+    fields: string[],
+    text: string,
+    limit: number,
+    ids?: readonly string[],
+  ): Promise<Scored[]> {
+    const table = await this.table(name);
+    if (!table || text.trim() === '' || fields.length === 0 || ids?.length === 0) return [];
+    const query = fields.length === 1 ? new MatchQuery(text, fields[0]!) : new MultiMatchQuery(text, fields);
+    let search = table
+      .query()
+      .fullTextSearch(query)
+      .select(['document_id', '_score'])
+      .limit(ids ? ids.length : limit);
+    if (ids) search = search.where(`document_id IN (${idList(ids)})`);
+    const rows = (await search.toArray()) as { document_id: string; _score: number }[];
+    return rows.map((row) => ({ id: row.document_id, score: row._score }));
+  }
+
+  /** Every document's packed token codes, loaded once per table version. */
+  private async codesOf(name: string, table: Table): Promise<CodeCache> {
+    const version = await table.version();
+    const cached = this.codes.get(name);
+    if (cached) {
+      const codes = await cached;
+      if (codes.version === version) return codes;
+    }
+    const loading = loadCodes(table, version);
+    this.codes.set(name, loading);
+    loading.catch(() => this.codes.delete(name));
+    return loading;
+  }
+
+  /** Binary MaxSim (per query token `1 - 2h/128`, max over document tokens, mean over query tokens). */
+  async binaryMaxSim(
+    name: string,
+    query: QueryVectors,
+    limit: number,
+    ids?: readonly string[],
+  ): Promise<Scored[]> {
+    const table = await this.table(name);
+    if (!table || query.tokens === 0) return [];
+    const codes = await this.codesOf(name, table);
+    const q = codeWords(query.binary);
+    return scan(codes, ids, limit, (start, tokens) =>
+      binaryMaxSim(q, query.tokens, codes.words, start * CODE_WORDS, tokens),
+    );
+  }
+
+  /** Float query against the unpacked (0/1) bits of the document tokens, max over tokens, summed. */
+  async floatBinaryMaxSim(
+    name: string,
+    query: QueryVectors,
+    limit: number,
+    ids?: readonly string[],
+  ): Promise<Scored[]> {
+    const table = await this.table(name);
+    if (!table || query.tokens === 0) return [];
+    const codes = await this.codesOf(name, table);
+    const tables = unpackedBitTables(query.vectors, query.tokens);
+    return scan(codes, ids, limit, (start, tokens) =>
+      floatBinaryMaxSim(tables, query.tokens, codes.bytes, start * 16, tokens),
+    );
+  }
+
+  /** Float MaxSim (Σ over query tokens of the max dot product), exact. */
+  async floatMaxSim(
+    name: string,
+    query: QueryVectors,
+    limit: number,
+    ids?: readonly string[],
+  ): Promise<Scored[]> {
+    const table = await this.table(name);
+    if (!table || query.tokens === 0 || ids?.length === 0) return [];
+    if (!ids) {
+      // Whole corpus: LanceDB's multi-vector search computes 1 - Σ_q max_t dot for unit vectors.
+      const vectors = Array.from({ length: query.tokens }, (_, i) =>
+        query.vectors.subarray(i * TOKEN_DIM, (i + 1) * TOKEN_DIM),
+      );
+      const rows = (await table
+        .vectorSearch(vectors)
+        .column('embedding')
+        .distanceType('dot')
+        .select(['document_id', '_distance'])
+        .limit(limit)
+        .toArray()) as { document_id: string; _distance: number }[];
+      return rows.map((row) => ({ id: row.document_id, score: 1 - row._distance }));
+    }
+    const batch = await table
+      .query()
+      .where(`document_id IN (${idList(ids)})`)
+      .select(['document_id', 'embedding'])
+      .limit(ids.length)
+      .toArrow();
+    const scored: Scored[] = [];
+    for (const part of batch.batches) {
+      const idColumn = part.getChild('document_id')!;
+      const data = part.getChild('embedding')!.data[0]!;
+      const offsets = data.valueOffsets as Int32Array;
+      const floats = data.children[0]!.children[0]!.values as Float32Array;
+      for (let row = 0; row < part.numRows; row++) {
+        const start = offsets[row]!;
+        const tokens = offsets[row + 1]! - start;
+        scored.push({
+          id: String(idColumn.get(row)),
+          score: floatMaxSim(query.vectors, query.tokens, floats, start * TOKEN_DIM, tokens),
+        });
+      }
+    }
+    return top(scored, limit);
+  }
+}
+
+async function loadCodes(table: Table, version: number): Promise<CodeCache> {
+  const result = await table.query().select(['document_id', 'embedding_binary']).toArrow();
+  const ids: string[] = [];
+  const offsetParts: number[] = [0];
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (const batch of result.batches) {
+    const idColumn = batch.getChild('document_id')!;
+    const data = batch.getChild('embedding_binary')!.data[0]!;
+    const offsets = data.valueOffsets as Int32Array;
+    const bytes = data.children[0]!.children[0]!.values as Uint8Array;
+    const first = offsets[0]!;
+    for (let row = 0; row < batch.numRows; row++) {
+      ids.push(String(idColumn.get(row)));
+      offsetParts.push(total + offsets[row + 1]! - first);
+    }
+    const count = offsets[batch.numRows]! - first;
+    chunks.push(bytes.subarray(first * 16, (first + count) * 16));
+    total += count;
+  }
+  const bytes = new Uint8Array(total * 16);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return { version, ids, offsets: Int32Array.from(offsetParts), bytes, words: new Uint32Array(bytes.buffer) };
+}
+
+function scan(
+  codes: CodeCache,
+  ids: readonly string[] | undefined,
+  limit: number,
+  score: (start: number, tokens: number) => number,
+): Scored[] {
+  const wanted = ids ? new Set(ids) : undefined;
+  const scored: Scored[] = [];
+  for (let doc = 0; doc < codes.ids.length; doc++) {
+    const id = codes.ids[doc]!;
+    if (wanted && !wanted.has(id)) continue;
+    const start = codes.offsets[doc]!;
+    scored.push({ id, score: score(start, codes.offsets[doc + 1]! - start) });
+  }
+  return top(scored, limit);
+}
+
+/** The `limit` best, highest score first, ties by id for a stable order. */
+export function top(scored: Scored[], limit: number): Scored[] {
+  return scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit);
+}
