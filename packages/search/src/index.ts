@@ -5,6 +5,7 @@ export { LanceContentIndex, sqlString, top } from './content-index';
 export { LanceSearchBackend } from './lance';
 export type { Relevance } from './metrics';
 export { ndcg, precision, recall, reciprocalRank, reciprocalRankFusion } from './metrics';
+export { Profile, ProfileCatalog } from './profiles';
 export { type DocumentRow, documentTable, type TokenMatrix } from './rows';
 export {
   binaryMaxSim,
