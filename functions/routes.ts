@@ -60,6 +60,9 @@ export const routes: RouteDef[] = [
     timeoutSeconds: 29,
   },
   { method: 'GET', path: '/admin/schemas/drift', handler: 'http/schemas.schemaDrift' },
+
+  { method: 'POST', path: '/search', handler: 'http/search.search', memoryMb: 2048 },
+  { method: 'GET', path: '/search/profiles', handler: 'http/search.profiles' },
 ];
 
 /** Serves every request no route matches. */

@@ -39,7 +39,8 @@ function compile(route: LoadedRoute): CompiledRoute {
       return match[2] ? '(.+)' : '([^/]+)';
     })
     .join('/');
-  return { ...route, pattern: new RegExp(`^${source}$`), params };
+  // A trailing slash names the same resource: `/search/` is `/search`.
+  return { ...route, pattern: new RegExp(`^${source.replace(/\/$/, '')}/?$`), params };
 }
 
 const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded)|[^;]*\+(json|xml))/i;

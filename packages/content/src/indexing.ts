@@ -1,0 +1,82 @@
+/** Feeding a tenant's documents into a profile's schema: encode, then replace the source's documents. */
+import { BadRequestError } from '@tessera/core';
+import type { DocumentRow, Profile } from '@tessera/search';
+import { ensureTenantSchema, requireTenant } from '@tessera/tenancy';
+import type { ContentDeps } from './deps';
+
+export interface DocumentInput {
+  /** Stable id; re-feeding the same id replaces the document. Default `<source_doc_id>:<position>`. */
+  document_id?: string;
+  /** Schema fields (text fields, metadata, …); vectors are computed here. */
+  fields: Record<string, unknown>;
+}
+
+export interface IndexRequest {
+  tenantId: string;
+  profile: string;
+  sourceDocId: string;
+  documents: DocumentInput[];
+}
+
+/** Encoding batch: bounds memory however many documents a source has. */
+const BATCH = 256;
+
+export function resolveProfile(deps: ContentDeps, name: string): Profile {
+  const profile = deps.profiles.get(name);
+  if (!profile) {
+    throw new BadRequestError(
+      `Unknown profile '${name}'; available: ${deps.profiles
+        .list()
+        .map((p) => p.profile_name)
+        .join(', ')}`,
+    );
+  }
+  return profile;
+}
+
+/** The text a document's vectors are computed from: its profile's text fields, joined. */
+export function embeddingText(profile: Profile, fields: Record<string, unknown>): string {
+  return profile.text_fields
+    .map((name) => fields[name])
+    .filter((value): value is string => typeof value === 'string' && value.trim() !== '')
+    .join('\n');
+}
+
+/**
+ * Indexes every document of one source (a file, a page) for a tenant, replacing what the source had before,
+ * so re-indexing never duplicates. Deploys the profile's schema on the tenant's first write to it.
+ */
+export async function indexDocuments(
+  deps: ContentDeps,
+  request: IndexRequest,
+): Promise<{ schema: string; documents: number }> {
+  const profile = resolveProfile(deps, request.profile);
+  const { tenant } = await requireTenant(deps.tenancy, request.tenantId);
+  const schema = await ensureTenantSchema(deps.tenancy, tenant.full, profile.schema_name);
+  const template = deps.tenancy.catalog.get(profile.schema_name)!;
+  await deps.index.ensureTextIndexes(schema, template);
+  const encoder = deps.encoderFor(profile);
+  const now = Date.now();
+
+  const rows: DocumentRow[] = [];
+  for (let start = 0; start < request.documents.length; start += BATCH) {
+    const batch = request.documents.slice(start, start + BATCH);
+    const vectors = await encoder.encode(
+      batch.map((doc) => embeddingText(profile, doc.fields)),
+      'document',
+    );
+    batch.forEach((doc, i) => {
+      const encoded = vectors[i]!;
+      rows.push({
+        ...doc.fields,
+        document_id: doc.document_id ?? `${request.sourceDocId}:${start + i}`,
+        source_doc_id: request.sourceDocId,
+        ingested_at: now,
+        embedding: { tokens: encoded.tokens, values: encoded.vectors },
+        embedding_binary: { tokens: encoded.tokens, values: encoded.binary },
+      });
+    });
+  }
+  await deps.index.replaceSource(schema, template, request.sourceDocId, rows);
+  return { schema, documents: rows.length };
+}

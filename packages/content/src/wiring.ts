@@ -1,0 +1,31 @@
+/** The production wiring of content indexing and search. */
+import path from 'node:path';
+import { createMultiVectorEncoder, type MultiVectorEncoder } from '@tessera/encoders';
+import { platformEnv } from '@tessera/platform';
+import { LanceContentIndex, type Profile, ProfileCatalog } from '@tessera/search';
+import { tenancy } from '@tessera/tenancy';
+import type { ContentDeps } from './deps';
+
+let deps: ContentDeps | undefined;
+
+export function content(): ContentDeps {
+  if (deps) return deps;
+  const tenancyDeps = tenancy();
+  const encoders = new Map<string, MultiVectorEncoder>();
+  deps = {
+    tenancy: tenancyDeps,
+    index: new LanceContentIndex(platformEnv.searchUri),
+    profiles: new ProfileCatalog(path.join(platformEnv.configDir, 'profiles'), tenancyDeps.catalog),
+    encoderFor(profile: Profile) {
+      const url = profile.inference_services.pooling_url;
+      const key = `${url ?? ''}|${profile.embedding_model}`;
+      let encoder = encoders.get(key);
+      if (!encoder) {
+        encoder = createMultiVectorEncoder(url ? { url, model: profile.embedding_model } : undefined);
+        encoders.set(key, encoder);
+      }
+      return encoder;
+    },
+  };
+  return deps;
+}

@@ -1,0 +1,47 @@
+/** Errors of the model-server adapters: all 502, each naming the service and URL that failed. */
+import { BadGatewayError } from '@tessera/core';
+
+export type EncoderService = 'pooling' | 'embeddings';
+
+/** The model server did not answer usefully: refused, timed out or kept answering 5xx through every retry. */
+export class EncoderUnavailableError extends BadGatewayError {
+  readonly service: EncoderService;
+  readonly url: string;
+  readonly attempts: number;
+
+  constructor(service: EncoderService, url: string, reason: string, attempts: number, cause?: unknown) {
+    super(
+      `Embedding service '${service}' at ${url} ${reason} (${attempts} ${attempts === 1 ? 'attempt' : 'attempts'})`,
+    );
+    this.service = service;
+    this.url = url;
+    this.attempts = attempts;
+    if (cause !== undefined) this.cause = cause;
+  }
+}
+
+/** The model server refused the request (4xx); retrying the same request would not help. */
+export class EncoderRequestError extends BadGatewayError {
+  readonly service: EncoderService;
+  readonly url: string;
+  readonly upstreamStatus: number;
+
+  constructor(service: EncoderService, url: string, upstreamStatus: number, message: string) {
+    super(`Embedding service '${service}' at ${url} rejected the request with ${upstreamStatus}: ${message}`);
+    this.service = service;
+    this.url = url;
+    this.upstreamStatus = upstreamStatus;
+  }
+}
+
+/** The model server answered 2xx with something that is not the contract's shape (wrong dimension, counts). */
+export class EncoderResponseError extends BadGatewayError {
+  readonly service: EncoderService;
+  readonly url: string;
+
+  constructor(service: EncoderService, url: string, problem: string) {
+    super(`Embedding service '${service}' at ${url} answered out of contract: ${problem}`);
+    this.service = service;
+    this.url = url;
+  }
+}

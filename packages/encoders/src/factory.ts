@@ -1,0 +1,36 @@
+/** Picks the encoder a profile or the environment asks for: a model server when a URL is set, else the embedded one. */
+import { encodersEnv } from './env';
+import { HashedDenseEncoder } from './hashed-dense';
+import { HashedTokenEncoder } from './hashed-token';
+import { OpenAIEmbeddingsEncoder } from './openai-embeddings';
+import { PoolingEncoder } from './pooling';
+import type { DenseEncoder, EncoderConfig, MultiVectorEncoder } from './types';
+
+/**
+ * `config` (from a profile) wins field by field over the environment, so a profile that only sets a
+ * timeout still uses the deployment's server. No URL in either → the embedded encoder.
+ */
+export function createMultiVectorEncoder(config: EncoderConfig = {}): MultiVectorEncoder {
+  const url = config.url ?? encodersEnv.TESSERA_POOLING_URL;
+  if (!url) return new HashedTokenEncoder();
+  return new PoolingEncoder({
+    url,
+    model: config.model ?? encodersEnv.TESSERA_POOLING_MODEL,
+    timeoutMs: config.timeoutMs ?? encodersEnv.TESSERA_ENCODER_TIMEOUT_MS,
+    retries: config.retries ?? encodersEnv.TESSERA_ENCODER_RETRIES,
+  });
+}
+
+export function createDenseEncoder(config: EncoderConfig = {}): DenseEncoder {
+  const url = config.url ?? encodersEnv.TESSERA_EMBEDDINGS_URL;
+  if (!url) return new HashedDenseEncoder();
+  return new OpenAIEmbeddingsEncoder({
+    url,
+    model: config.model ?? encodersEnv.TESSERA_EMBEDDINGS_MODEL,
+    // The deployment's key only goes to the deployment's server, never to a URL a profile chose.
+    apiKey: config.url ? config.apiKey : (config.apiKey ?? encodersEnv.TESSERA_EMBEDDINGS_API_KEY),
+    dim: config.dim ?? encodersEnv.TESSERA_EMBEDDINGS_DIM,
+    timeoutMs: config.timeoutMs ?? encodersEnv.TESSERA_ENCODER_TIMEOUT_MS,
+    retries: config.retries ?? encodersEnv.TESSERA_ENCODER_RETRIES,
+  });
+}

@@ -1,0 +1,18 @@
+export { packSignBits, unpackSignBits } from './binary';
+export { encodersEnv } from './env';
+export type { EncoderService } from './errors';
+export { EncoderRequestError, EncoderResponseError, EncoderUnavailableError } from './errors';
+export { createDenseEncoder, createMultiVectorEncoder } from './factory';
+export type { HashedDenseEncoderOptions } from './hashed-dense';
+export { HashedDenseEncoder } from './hashed-dense';
+export type { HashedTokenEncoderOptions } from './hashed-token';
+export { HashedTokenEncoder } from './hashed-token';
+export type { PostJsonOptions } from './http';
+export { postJson } from './http';
+export type { OpenAIEmbeddingsEncoderOptions } from './openai-embeddings';
+export { OpenAIEmbeddingsEncoder } from './openai-embeddings';
+export type { PoolingEncoderOptions } from './pooling';
+export { PoolingEncoder } from './pooling';
+export { distinctTokens, STOP_WORDS, tokenize } from './tokenize';
+export type { DenseEncoder, EncodeMode, EncoderConfig, MultiVector, MultiVectorEncoder } from './types';
+export { BINARY_BYTES, encoderConfigSchema, TOKEN_DIM } from './types';
