@@ -27,7 +27,7 @@ try {
   const schema = 'code_eval_eval';
   await new LanceSearchBackend(dir).deploySchema(schema, template);
   const index = new LanceContentIndex(dir);
-  await index.ensureTextIndexes(schema, template);
+  await index.ensureIndexes(schema, template);
   const encoder = createMultiVectorEncoder();
 
   const chunks = codeCorpus();

@@ -67,7 +67,7 @@ export async function searchBench(): Promise<void> {
     const schema = 'code_bench_bench';
     await new LanceSearchBackend(dir).deploySchema(schema, template);
     const index = new LanceContentIndex(dir);
-    await index.ensureTextIndexes(schema, template);
+    await index.ensureIndexes(schema, template);
     const encoder = createMultiVectorEncoder();
 
     // Feed.

@@ -54,7 +54,7 @@ export async function indexDocuments(
   const { tenant } = await requireTenant(deps.tenancy, request.tenantId);
   const schema = await ensureTenantSchema(deps.tenancy, tenant.full, profile.schema_name);
   const template = deps.tenancy.catalog.get(profile.schema_name)!;
-  await deps.index.ensureTextIndexes(schema, template);
+  await deps.index.ensureIndexes(schema, template);
   const encoder = deps.encoderFor(profile);
   const now = Date.now();
 

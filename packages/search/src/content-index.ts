@@ -5,6 +5,7 @@
  */
 import { type Connection, connect, Index, MatchQuery, MultiMatchQuery, type Table } from '@lancedb/lancedb';
 import type { Table as ArrowTable } from 'apache-arrow';
+import { type BandIndex, bandCandidates, buildBandIndex } from './candidates';
 import { type DocumentRow, documentTable } from './rows';
 import {
   binaryMaxSim,
@@ -36,7 +37,25 @@ interface CodeCache {
   offsets: Int32Array;
   bytes: Uint8Array;
   words: Uint32Array;
+  /** Built on first use: document number by id, and the band index of large tables. */
+  positions?: Map<string, number>;
+  bands?: BandIndex;
 }
+
+export interface ContentIndexOptions {
+  /** Tables with at most this many documents are scored exhaustively; larger ones through band candidates. */
+  exactScanLimit: number;
+  /** How many band candidates a first phase scores exactly. */
+  candidateLimit: number;
+  /** How many documents, best by the float-query·bits score, get their exact float MaxSim. */
+  floatRerankLimit: number;
+}
+
+const defaults: ContentIndexOptions = {
+  exactScanLimit: 20_000,
+  candidateLimit: 2_000,
+  floatRerankLimit: 256,
+};
 
 /** SQL string literal for LanceDB filters: quotes doubled. */
 export const sqlString = (value: string) => `'${value.replaceAll("'", "''")}'`;
@@ -47,7 +66,14 @@ export class LanceContentIndex {
   private readonly codes = new Map<string, Promise<CodeCache>>();
   private readonly indexed = new Set<string>();
 
-  constructor(readonly uri: string) {}
+  readonly options: ContentIndexOptions;
+
+  constructor(
+    readonly uri: string,
+    options: Partial<ContentIndexOptions> = {},
+  ) {
+    this.options = { ...defaults, ...options };
+  }
 
   private db(): Promise<Connection> {
     this.connection ??= connect(this.uri).catch((error: unknown) => {
@@ -74,19 +100,24 @@ export class LanceContentIndex {
     return table;
   }
 
-  /** Full-text indexes on every `fulltext` field (one index per column). */
-  async ensureTextIndexes(name: string, template: SchemaTemplate): Promise<void> {
+  /**
+   * A full-text index on every `fulltext` field (one per column), and a B-tree on `document_id` for the
+   * lookups of second phases and result fields.
+   */
+  async ensureIndexes(name: string, template: SchemaTemplate): Promise<void> {
     if (this.indexed.has(name)) return;
     const table = await this.requireTable(name);
     const existing = new Set((await table.listIndices()).flatMap((index) => index.columns));
-    for (const field of template.document.fields) {
-      if (field.fulltext && !existing.has(field.name)) {
-        await table
-          .createIndex(field.name, { config: Index.fts({ withPosition: false }), replace: false })
-          .catch((error) => {
-            if (!/already exists/i.test((error as Error).message)) throw error;
-          });
-      }
+    const wanted = template.document.fields
+      .filter((field) => field.fulltext)
+      .map((field) => [field.name, Index.fts({ withPosition: false })] as const);
+    if (template.document.fields.some((field) => field.name === 'document_id'))
+      wanted.push(['document_id', Index.btree()]);
+    for (const [column, config] of wanted) {
+      if (existing.has(column)) continue;
+      await table.createIndex(column, { config, replace: false }).catch((error) => {
+        if (!/already exists/i.test((error as Error).message)) throw error;
+      });
     }
     this.indexed.add(name);
   }
@@ -195,6 +226,25 @@ export class LanceContentIndex {
     return loading;
   }
 
+  /**
+   * The documents a first phase scores: the given ids; every document of a table up to `exactScanLimit`;
+   * above it, the band-index candidates of the query.
+   */
+  private documentsFor(
+    codes: CodeCache,
+    query: QueryVectors,
+    ids?: readonly string[],
+  ): Int32Array | undefined {
+    if (ids) {
+      codes.positions ??= new Map(codes.ids.map((id, doc) => [id, doc]));
+      const positions = codes.positions;
+      return Int32Array.from(ids.flatMap((id) => (positions.has(id) ? [positions.get(id)!] : [])));
+    }
+    if (codes.ids.length <= this.options.exactScanLimit) return undefined;
+    codes.bands ??= buildBandIndex(codes.words, codes.offsets, codes.ids.length);
+    return bandCandidates(codes.bands, codeWords(query.binary), query.tokens, this.options.candidateLimit);
+  }
+
   /** Binary MaxSim (per query token `1 - 2h/128`, max over document tokens, mean over query tokens). */
   async binaryMaxSim(
     name: string,
@@ -206,8 +256,9 @@ export class LanceContentIndex {
     if (!table || query.tokens === 0) return [];
     const codes = await this.codesOf(name, table);
     const q = codeWords(query.binary);
-    return scan(codes, ids, limit, (start, tokens) =>
-      binaryMaxSim(q, query.tokens, codes.words, start * CODE_WORDS, tokens),
+    const { offsets, words } = codes;
+    return best(codes, this.documentsFor(codes, query, ids), limit, (doc) =>
+      binaryMaxSim(q, query.tokens, words, offsets[doc]! * CODE_WORDS, offsets[doc + 1]! - offsets[doc]!),
     );
   }
 
@@ -221,13 +272,26 @@ export class LanceContentIndex {
     const table = await this.table(name);
     if (!table || query.tokens === 0) return [];
     const codes = await this.codesOf(name, table);
+    return this.floatBits(codes, query, limit, this.documentsFor(codes, query, ids));
+  }
+
+  private floatBits(
+    codes: CodeCache,
+    query: QueryVectors,
+    limit: number,
+    docs: Int32Array | undefined,
+  ): Scored[] {
     const tables = unpackedBitTables(query.vectors, query.tokens);
-    return scan(codes, ids, limit, (start, tokens) =>
-      floatBinaryMaxSim(tables, query.tokens, codes.bytes, start * 16, tokens),
+    const { offsets, bytes } = codes;
+    return best(codes, docs, limit, (doc) =>
+      floatBinaryMaxSim(tables, query.tokens, bytes, offsets[doc]! * 16, offsets[doc + 1]! - offsets[doc]!),
     );
   }
 
-  /** Float MaxSim (Σ over query tokens of the max dot product), exact. */
+  /**
+   * Float MaxSim (Σ over query tokens of the max dot product), computed exactly on the given ids, or on the
+   * `floatRerankLimit` documents that the float-query·bits score ranks best among a first phase's documents.
+   */
   async floatMaxSim(
     name: string,
     query: QueryVectors,
@@ -236,25 +300,18 @@ export class LanceContentIndex {
   ): Promise<Scored[]> {
     const table = await this.table(name);
     if (!table || query.tokens === 0 || ids?.length === 0) return [];
-    if (!ids) {
-      // Whole corpus: LanceDB's multi-vector search computes 1 - Σ_q max_t dot for unit vectors.
-      const vectors = Array.from({ length: query.tokens }, (_, i) =>
-        query.vectors.subarray(i * TOKEN_DIM, (i + 1) * TOKEN_DIM),
-      );
-      const rows = (await table
-        .vectorSearch(vectors)
-        .column('embedding')
-        .distanceType('dot')
-        .select(['document_id', '_distance'])
-        .limit(limit)
-        .toArray()) as { document_id: string; _distance: number }[];
-      return rows.map((row) => ({ id: row.document_id, score: 1 - row._distance }));
+    let targets = ids;
+    if (!targets) {
+      const codes = await this.codesOf(name, table);
+      const docs = this.documentsFor(codes, query);
+      targets = this.floatBits(codes, query, this.options.floatRerankLimit, docs).map((s) => s.id);
     }
+    if (targets.length === 0) return [];
     const batch = await table
       .query()
-      .where(`document_id IN (${idList(ids)})`)
+      .where(`document_id IN (${idList(targets)})`)
       .select(['document_id', 'embedding'])
-      .limit(ids.length)
+      .limit(targets.length)
       .toArrow();
     const scored: Scored[] = [];
     for (const part of batch.batches) {
@@ -273,6 +330,55 @@ export class LanceContentIndex {
     }
     return top(scored, limit);
   }
+}
+
+/** The `limit` best-scoring documents (all when `docs` is undefined), kept in a min-heap. */
+function best(
+  codes: CodeCache,
+  docs: Int32Array | undefined,
+  limit: number,
+  score: (doc: number) => number,
+): Scored[] {
+  const heapScores = new Float64Array(limit);
+  const heapDocs = new Int32Array(limit);
+  let size = 0;
+  const worse = (i: number, j: number) =>
+    heapScores[i]! < heapScores[j]! ||
+    (heapScores[i] === heapScores[j] && codes.ids[heapDocs[i]!]! > codes.ids[heapDocs[j]!]!);
+  const swap = (i: number, j: number) => {
+    [heapScores[i], heapScores[j]] = [heapScores[j]!, heapScores[i]!];
+    [heapDocs[i], heapDocs[j]] = [heapDocs[j]!, heapDocs[i]!];
+  };
+  const consider = (doc: number) => {
+    const value = score(doc);
+    if (size < limit) {
+      heapScores[size] = value;
+      heapDocs[size] = doc;
+      for (let i = size++; i > 0 && worse(i, (i - 1) >> 1); i = (i - 1) >> 1) swap(i, (i - 1) >> 1);
+      return;
+    }
+    if (value < heapScores[0]! || (value === heapScores[0] && codes.ids[doc]! > codes.ids[heapDocs[0]!]!))
+      return;
+    heapScores[0] = value;
+    heapDocs[0] = doc;
+    for (let i = 0; ; ) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < size && worse(l, m)) m = l;
+      if (r < size && worse(r, m)) m = r;
+      if (m === i) break;
+      swap(i, m);
+      i = m;
+    }
+  };
+  if (limit > 0) {
+    if (docs) for (const doc of docs) consider(doc);
+    else for (let doc = 0; doc < codes.ids.length; doc++) consider(doc);
+  }
+  const out: Scored[] = [];
+  for (let i = 0; i < size; i++) out.push({ id: codes.ids[heapDocs[i]!]!, score: heapScores[i]! });
+  return top(out, limit);
 }
 
 async function loadCodes(table: Table, version: number): Promise<CodeCache> {
@@ -302,23 +408,6 @@ async function loadCodes(table: Table, version: number): Promise<CodeCache> {
     at += chunk.length;
   }
   return { version, ids, offsets: Int32Array.from(offsetParts), bytes, words: new Uint32Array(bytes.buffer) };
-}
-
-function scan(
-  codes: CodeCache,
-  ids: readonly string[] | undefined,
-  limit: number,
-  score: (start: number, tokens: number) => number,
-): Scored[] {
-  const wanted = ids ? new Set(ids) : undefined;
-  const scored: Scored[] = [];
-  for (let doc = 0; doc < codes.ids.length; doc++) {
-    const id = codes.ids[doc]!;
-    if (wanted && !wanted.has(id)) continue;
-    const start = codes.offsets[doc]!;
-    scored.push({ id, score: score(start, codes.offsets[doc + 1]! - start) });
-  }
-  return top(scored, limit);
 }
 
 /** The `limit` best, highest score first, ties by id for a stable order. */

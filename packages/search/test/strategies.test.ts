@@ -78,13 +78,15 @@ const expected: Record<RankingStrategy, string[]> = {
 const catalog = new SchemaCatalog(path.resolve(import.meta.dirname, '../../../configs/schemas'));
 const template = catalog.get('document_text')!;
 let index: LanceContentIndex;
+/** The same table read through band candidates, as tables above the exact-scan limit are. */
+let banded: LanceContentIndex;
 const schema = 'document_text_test_test';
 
 beforeAll(async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'strategies-'));
   await new LanceSearchBackend(dir).deploySchema(schema, template);
   index = new LanceContentIndex(dir);
-  await index.ensureTextIndexes(schema, template);
+  await index.ensureIndexes(schema, template);
   await index.upsert(
     schema,
     template,
@@ -100,6 +102,7 @@ beforeAll(async () => {
     }),
   );
   await index.optimize(schema);
+  banded = new LanceContentIndex(dir, { exactScanLimit: 10, floatRerankLimit: 150 });
 });
 
 const query = () => {

@@ -1,0 +1,106 @@
+/**
+ * Candidate generation for large tables: an inverted index over 16-bit bands of every document token's
+ * 128-bit code. A document is a candidate when one of its tokens shares a whole band with a query token;
+ * candidates are ordered by how many query tokens they match. Tokens of the same word share every band;
+ * tokens a few bits apart share some with high probability.
+ */
+
+const BANDS = 8;
+const BUCKETS = 1 << 16;
+
+export interface BandIndex {
+  documents: number;
+  /** Per band: CSR offsets into `postings` by band value (length BUCKETS + 1). */
+  offsets: Int32Array[];
+  /** Per band: document numbers, each at most once per value. */
+  postings: Int32Array[];
+}
+
+const bandOf = (words: Uint32Array, token: number, band: number): number => {
+  const word = words[token * 4 + (band >> 1)]!;
+  return band & 1 ? word >>> 16 : word & 0xffff;
+};
+
+/** Builds the index of `documents` documents whose tokens run from `tokenOffsets[d]` to `tokenOffsets[d + 1]`. */
+export function buildBandIndex(words: Uint32Array, tokenOffsets: Int32Array, documents: number): BandIndex {
+  const offsets: Int32Array[] = [];
+  const postings: Int32Array[] = [];
+  const seen = new Int32Array(BUCKETS).fill(-1);
+  for (let band = 0; band < BANDS; band++) {
+    const counts = new Int32Array(BUCKETS + 1);
+    seen.fill(-1);
+    for (let doc = 0; doc < documents; doc++) {
+      for (let t = tokenOffsets[doc]!; t < tokenOffsets[doc + 1]!; t++) {
+        const value = bandOf(words, t, band);
+        if (seen[value] === doc) continue;
+        seen[value] = doc;
+        counts[value + 1]!++;
+      }
+    }
+    for (let v = 0; v < BUCKETS; v++) counts[v + 1]! += counts[v]!;
+    const fill = counts.slice(0, BUCKETS);
+    const list = new Int32Array(counts[BUCKETS]!);
+    seen.fill(-1);
+    for (let doc = 0; doc < documents; doc++) {
+      for (let t = tokenOffsets[doc]!; t < tokenOffsets[doc + 1]!; t++) {
+        const value = bandOf(words, t, band);
+        if (seen[value] === doc) continue;
+        seen[value] = doc;
+        list[fill[value]!++] = doc;
+      }
+    }
+    offsets.push(counts);
+    postings.push(list);
+  }
+  return { documents, offsets, postings };
+}
+
+/**
+ * Up to `limit` documents matching the most query tokens. Bands shared by more than `commonShare` of the
+ * documents say little (like stop words) and are skipped unless nothing else matches.
+ */
+export function bandCandidates(
+  index: BandIndex,
+  query: Uint32Array,
+  queryTokens: number,
+  limit: number,
+  commonShare = 0.2,
+): Int32Array {
+  const hits = new Uint16Array(index.documents);
+  const last = new Int32Array(index.documents).fill(-1);
+  const touched: number[] = [];
+  const common = Math.max(1, Math.floor(index.documents * commonShare));
+  const collect = (skipCommon: boolean) => {
+    for (let q = 0; q < queryTokens; q++) {
+      for (let band = 0; band < BANDS; band++) {
+        const value = bandOf(query, q, band);
+        const from = index.offsets[band]![value]!;
+        const to = index.offsets[band]![value + 1]!;
+        if (skipCommon && to - from > common) continue;
+        const list = index.postings[band]!;
+        for (let i = from; i < to; i++) {
+          const doc = list[i]!;
+          if (last[doc] === q) continue;
+          last[doc] = q;
+          if (hits[doc] === 0) touched.push(doc);
+          hits[doc] = hits[doc]! + 1;
+        }
+      }
+    }
+  };
+  collect(true);
+  if (touched.length === 0) collect(false);
+  if (touched.length <= limit) return Int32Array.from(touched);
+  // Counting sort by hits, most first.
+  const byHits: number[][] = Array.from({ length: queryTokens + 1 }, () => []);
+  for (const doc of touched) byHits[hits[doc]!]!.push(doc);
+  const out = new Int32Array(limit);
+  let n = 0;
+  for (let h = queryTokens; h > 0 && n < limit; h--) {
+    for (const doc of byHits[h]!) {
+      if (n === limit) break;
+      out[n++] = doc;
+    }
+  }
+  return out;
+}
