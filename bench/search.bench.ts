@@ -100,7 +100,10 @@ export async function searchBench(): Promise<void> {
       fed += batch.length;
       batch = [];
       peak = Math.max(peak, process.memoryUsage().rss);
-      if (fed % (CHUNKS / 4) === 0) memory.push(`${fed}: ${mb(process.memoryUsage().rss)}`);
+      if (fed % (CHUNKS / 4) === 0) {
+        const usage = process.memoryUsage();
+        memory.push(`${fed}: rss ${mb(usage.rss)} (JS heap ${mb(usage.heapUsed)})`);
+      }
     };
     for (const chunk of codeChunks(path.join(root, 'node_modules'))) {
       batch.push(chunk);
@@ -126,7 +129,7 @@ export async function searchBench(): Promise<void> {
     console.log(
       `feed: ${(fed / feedSeconds).toFixed(0)} chunks/s (${feedSeconds.toFixed(1)} s), then optimize ${optimizeSeconds.toFixed(1)} s`,
     );
-    console.log(`memory (rss) while feeding: ${memory.join(', ')}; peak ${mb(peak)}`);
+    console.log(`memory while feeding: ${memory.join(', ')}; peak ${mb(peak)}`);
 
     // Query latency per strategy.
     const target = { index, schema, textFields: ['symbol', 'docstring', 'text'] };
@@ -186,19 +189,23 @@ function scanRate(): void {
   for (let r = 0; r < rounds; r++) {
     for (let d = 0; d < docs; d++) {
       const base = d * docTokens * 4;
+      let acc = 0;
       for (let q = 0; q < queryTokens * 4; q += 4) {
         const q0 = query[q]!;
         const q1 = query[q + 1]!;
         const q2 = query[q + 2]!;
         const q3 = query[q + 3]!;
         for (let o = base; o < base + docTokens * 4; o += 4) {
-          sink +=
-            popcount32(q0 ^ codes[o]!) +
-            popcount32(q1 ^ codes[o + 1]!) +
-            popcount32(q2 ^ codes[o + 2]!) +
-            popcount32(q3 ^ codes[o + 3]!);
+          acc =
+            (acc +
+              popcount32(q0 ^ codes[o]!) +
+              popcount32(q1 ^ codes[o + 1]!) +
+              popcount32(q2 ^ codes[o + 2]!) +
+              popcount32(q3 ^ codes[o + 3]!)) |
+            0;
         }
       }
+      sink += acc;
     }
   }
   const bareRate = (docs * rounds) / ((performance.now() - t) / 1000);

@@ -45,6 +45,8 @@ export function embeddingText(profile: Profile, fields: Record<string, unknown>)
 /**
  * Indexes every document of one source (a file, a page) for a tenant, replacing what the source had before,
  * so re-indexing never duplicates. Deploys the profile's schema on the tenant's first write to it.
+ * A source of one batch is replaced in one commit; a larger one is written batch by batch (memory stays
+ * flat however large it is) and its previous documents are removed after the last batch.
  */
 export async function indexDocuments(
   deps: ContentDeps,
@@ -56,27 +58,32 @@ export async function indexDocuments(
   const template = deps.tenancy.catalog.get(profile.schema_name)!;
   await deps.index.ensureIndexes(schema, template);
   const encoder = deps.encoderFor(profile);
-  const now = Date.now();
+  const generation = Date.now();
 
-  const rows: DocumentRow[] = [];
-  for (let start = 0; start < request.documents.length; start += BATCH) {
+  const encodeBatch = async (start: number): Promise<DocumentRow[]> => {
     const batch = request.documents.slice(start, start + BATCH);
     const vectors = await encoder.encode(
       batch.map((doc) => embeddingText(profile, doc.fields)),
       'document',
     );
-    batch.forEach((doc, i) => {
-      const encoded = vectors[i]!;
-      rows.push({
-        ...doc.fields,
-        document_id: doc.document_id ?? `${request.sourceDocId}:${start + i}`,
-        source_doc_id: request.sourceDocId,
-        ingested_at: now,
-        embedding: { tokens: encoded.tokens, values: encoded.vectors },
-        embedding_binary: { tokens: encoded.tokens, values: encoded.binary },
-      });
-    });
+    return batch.map((doc, i) => ({
+      ...doc.fields,
+      document_id: doc.document_id ?? `${request.sourceDocId}:${start + i}`,
+      source_doc_id: request.sourceDocId,
+      ingested_at: generation,
+      embedding: { tokens: vectors[i]!.tokens, values: vectors[i]!.vectors },
+      embedding_binary: { tokens: vectors[i]!.tokens, values: vectors[i]!.binary },
+    }));
+  };
+
+  if (request.documents.length <= BATCH) {
+    await deps.index.replaceSource(schema, template, request.sourceDocId, await encodeBatch(0));
+  } else {
+    for (let start = 0; start < request.documents.length; start += BATCH) {
+      await deps.index.upsert(schema, template, await encodeBatch(start));
+    }
+    await deps.index.deleteOlderGeneration(schema, request.sourceDocId, generation);
   }
-  await deps.index.replaceSource(schema, template, request.sourceDocId, rows);
-  return { schema, documents: rows.length };
+  await deps.index.maintain(schema);
+  return { schema, documents: request.documents.length };
 }

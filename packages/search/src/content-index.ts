@@ -54,7 +54,7 @@ export interface ContentIndexOptions {
 const defaults: ContentIndexOptions = {
   exactScanLimit: 20_000,
   candidateLimit: 2_000,
-  floatRerankLimit: 256,
+  floatRerankLimit: 128,
 };
 
 /** SQL string literal for LanceDB filters: quotes doubled. */
@@ -151,6 +151,28 @@ export class LanceContentIndex {
       .whenNotMatchedInsertAll()
       .whenNotMatchedBySourceDelete({ where: `source_doc_id = ${sqlString(sourceDocId)}` })
       .execute(documentTable(template, rows) as ArrowTable);
+  }
+
+  /** Removes the documents of a source written before `generation` (their `ingested_at`). */
+  async deleteOlderGeneration(name: string, sourceDocId: string, generation: number): Promise<void> {
+    const table = await this.requireTable(name);
+    await table.delete(
+      `source_doc_id = ${sqlString(sourceDocId)} AND (ingested_at IS NULL OR ingested_at < ${generation})`,
+    );
+  }
+
+  /**
+   * Folds written rows into the indexes once enough of them are not indexed yet: text search over
+   * unindexed rows is a scan, cheap for a few thousand rows and slow beyond.
+   */
+  async maintain(name: string, unindexedLimit = 5_000): Promise<boolean> {
+    const table = await this.requireTable(name);
+    const text = (await table.listIndices()).find((index) => index.indexType === 'FTS');
+    if (!text) return false;
+    const stats = await table.indexStats(text.name);
+    if (!stats || stats.numUnindexedRows < unindexedLimit) return false;
+    await this.optimize(name);
+    return true;
   }
 
   async deleteSource(name: string, sourceDocId: string): Promise<void> {

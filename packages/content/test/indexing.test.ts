@@ -1,0 +1,115 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { HashedTokenEncoder } from '@tessera/encoders';
+import { provisionResources } from '@tessera/platform';
+import { type Emulators, setAwsEndpoints, startEmulators, useEmulatorCredentials } from '@tessera/runtime';
+import { LanceContentIndex, LanceSearchBackend, ProfileCatalog, SchemaCatalog } from '@tessera/search';
+import { createTenant, DynamoTenancyStore, getTenant } from '@tessera/tenancy';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ContentDeps, indexDocuments, searchContent } from '../src/index';
+
+const configs = path.resolve(import.meta.dirname, '../../../configs');
+let emulators: Emulators;
+let deps: ContentDeps;
+
+beforeAll(async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'content-'));
+  emulators = await startEmulators({ dataDir: dir, host: '127.0.0.1', gatewayPort: 0 });
+  useEmulatorCredentials();
+  setAwsEndpoints(emulators);
+  await provisionResources();
+  const catalog = new SchemaCatalog(path.join(configs, 'schemas'));
+  const encoder = new HashedTokenEncoder();
+  deps = {
+    tenancy: {
+      store: new DynamoTenancyStore(),
+      backend: new LanceSearchBackend(path.join(dir, 'lancedb')),
+      catalog,
+      now: Date.now,
+      createLeaseMs: 60_000,
+      defaultBaseSchemas: ['video_frames'],
+    },
+    index: new LanceContentIndex(path.join(dir, 'lancedb')),
+    profiles: new ProfileCatalog(path.join(configs, 'profiles'), catalog),
+    encoderFor: () => encoder,
+  };
+  await createTenant(deps.tenancy, { tenant_id: 'acme', created_by: 'test' });
+});
+
+afterAll(async () => {
+  await emulators?.stop();
+});
+
+const docs = (n: number, word: string) =>
+  Array.from({ length: n }, (_, i) => ({
+    fields: { title: 'guide.md', text: `${word} paragraph number ${i} about tenants` },
+  }));
+
+describe('indexDocuments', () => {
+  it('deploys the profile schema on the first write and records it on the tenant', async () => {
+    const result = await indexDocuments(deps, {
+      tenantId: 'acme',
+      profile: 'document_text_semantic',
+      sourceDocId: 'guide.md',
+      documents: docs(3, 'first'),
+    });
+    expect(result).toEqual({ schema: 'document_text_acme_acme', documents: 3 });
+    expect((await getTenant(deps.tenancy, 'acme')).schemas_deployed).toEqual([
+      'video_frames',
+      'document_text',
+    ]);
+  });
+
+  it('replaces a source when it is indexed again, in one batch or many', async () => {
+    const schema = 'document_text_acme_acme';
+    const count = () => deps.index.count(schema, "source_doc_id = 'big.md'");
+    await indexDocuments(deps, {
+      tenantId: 'acme',
+      profile: 'document_text_semantic',
+      sourceDocId: 'big.md',
+      documents: docs(600, 'alpha'),
+    });
+    expect(await count()).toBe(600);
+    await indexDocuments(deps, {
+      tenantId: 'acme',
+      profile: 'document_text_semantic',
+      sourceDocId: 'big.md',
+      documents: docs(300, 'beta'),
+    });
+    expect(await count()).toBe(300);
+    expect(await deps.index.count(schema, "text LIKE 'alpha%'")).toBe(0);
+    await indexDocuments(deps, {
+      tenantId: 'acme',
+      profile: 'document_text_semantic',
+      sourceDocId: 'big.md',
+      documents: docs(10, 'gamma'),
+    });
+    expect(await count()).toBe(10);
+    // Other sources are untouched.
+    expect(await deps.index.count(schema, "source_doc_id = 'guide.md'")).toBe(3);
+
+    const found = await searchContent(deps, {
+      query: 'gamma paragraph',
+      tenant_id: 'acme',
+      profile: 'document_text_semantic',
+      top_k: 3,
+    });
+    expect(found.results[0]!.text).toMatch(/gamma paragraph number/);
+  });
+
+  it('refuses an unknown profile and an unregistered tenant, writing nothing', async () => {
+    await expect(
+      indexDocuments(deps, { tenantId: 'acme', profile: 'nope', sourceDocId: 'x', documents: docs(1, 'x') }),
+    ).rejects.toThrow(/Unknown profile 'nope'/);
+    await expect(
+      indexDocuments(deps, {
+        tenantId: 'ghost',
+        profile: 'document_text_semantic',
+        sourceDocId: 'x',
+        documents: docs(1, 'x'),
+      }),
+    ).rejects.toThrow(/Tenant 'ghost:ghost' not registered/);
+    expect(await deps.tenancy.backend.listSchemas()).not.toContain('document_text_ghost_ghost');
+  });
+});
