@@ -63,6 +63,12 @@ export const routes: RouteDef[] = [
 
   { method: 'POST', path: '/search', handler: 'http/search.search', memoryMb: 2048 },
   { method: 'GET', path: '/search/profiles', handler: 'http/search.profiles' },
+
+  { method: 'POST', path: '/graph/upsert', handler: 'http/graph.upsert', memoryMb: 2048 },
+  { method: 'GET', path: '/graph/search', handler: 'http/graph.search', memoryMb: 2048 },
+  { method: 'GET', path: '/graph/neighbors', handler: 'http/graph.neighbors', memoryMb: 2048 },
+  { method: 'GET', path: '/graph/path', handler: 'http/graph.path', memoryMb: 2048 },
+  { method: 'GET', path: '/graph/stats', handler: 'http/graph.stats', memoryMb: 2048 },
 ];
 
 /** Serves every request no route matches. */

@@ -9,6 +9,7 @@ export { Profile, ProfileCatalog } from './profiles';
 export { type DocumentRow, documentTable, type TokenMatrix } from './rows';
 export {
   binaryMaxSim,
+  codeWords,
   floatBinaryMaxSim,
   floatMaxSim,
   packSignBits,

@@ -1,0 +1,54 @@
+/** The graph endpoints' domain: tenant guard first, then the tenant's graph. */
+import { tenantSchemaName } from '@tessera/core';
+import type { MultiVectorEncoder } from '@tessera/encoders';
+import { ensureTenantSchema, requireTenant, type TenancyDeps } from '@tessera/tenancy';
+import type { UpsertRequest } from './model';
+import { neighbors, searchNodes, shortestPath, stats } from './queries';
+import type { GraphStore } from './store';
+
+export const GRAPH_SCHEMA = 'knowledge_graph';
+
+export interface GraphDeps {
+  tenancy: TenancyDeps;
+  store: GraphStore;
+  encoder: MultiVectorEncoder;
+}
+
+async function tenantGraph(deps: GraphDeps, tenantId: string) {
+  const { tenant } = await requireTenant(deps.tenancy, tenantId);
+  const schema = tenantSchemaName(GRAPH_SCHEMA, tenant);
+  return { tenant: tenant.full, schema, graph: await deps.store.graph(schema) };
+}
+
+export async function upsertGraph(deps: GraphDeps, request: UpsertRequest) {
+  const { tenant } = await requireTenant(deps.tenancy, request.tenant_id);
+  const schema = await ensureTenantSchema(deps.tenancy, tenant.full, GRAPH_SCHEMA);
+  const counts = await deps.store.upsert(schema, request);
+  return { status: 'upserted' as const, ...counts, failed_ids: [] as string[] };
+}
+
+export async function graphSearch(deps: GraphDeps, tenantId: string, query: string, topK: number) {
+  const { schema, graph } = await tenantGraph(deps, tenantId);
+  return searchNodes(graph, deps.store.text, schema, deps.encoder, query, topK);
+}
+
+export async function graphNeighbors(deps: GraphDeps, tenantId: string, node: string, depth: number) {
+  const { tenant, graph } = await tenantGraph(deps, tenantId);
+  return neighbors(graph, tenant, node, depth);
+}
+
+export async function graphPath(
+  deps: GraphDeps,
+  tenantId: string,
+  source: string,
+  target: string,
+  maxDepth: number,
+) {
+  const { tenant, graph } = await tenantGraph(deps, tenantId);
+  return shortestPath(graph, tenant, source, target, maxDepth);
+}
+
+export async function graphStats(deps: GraphDeps, tenantId: string) {
+  const { tenant, graph } = await tenantGraph(deps, tenantId);
+  return stats(graph, tenant);
+}
