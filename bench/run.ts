@@ -1,8 +1,13 @@
 /** `npm run bench [name...]`: runs the benchmarks and prints their figures. */
+import { graphBench } from './graph.bench';
 import { runtimeBench } from './runtime.bench';
 import { searchBench } from './search.bench';
 
-const benches: Record<string, () => Promise<void>> = { runtime: runtimeBench, search: searchBench };
+const benches: Record<string, () => Promise<void>> = {
+  runtime: runtimeBench,
+  search: searchBench,
+  graph: graphBench,
+};
 
 const wanted = process.argv.slice(2);
 for (const name of wanted.length > 0 ? wanted : Object.keys(benches)) {

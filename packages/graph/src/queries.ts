@@ -43,7 +43,19 @@ export async function searchNodes(
   // Binary candidates: the best by binary MaxSim over every node; text candidates: BM25's best.
   const byBinary: { id: string; score: number }[] = [];
   if (vectors!.tokens > 0) {
-    for (const id of graph.nodes.keys()) byBinary.push({ id, score: scoreOf(id) });
+    // Keep the best CANDIDATES without sorting every node: a floor rises as better ones arrive.
+    let floor = Number.NEGATIVE_INFINITY;
+    for (const [id, node] of graph.nodes) {
+      const score = binaryMaxSim(q, vectors!.tokens, node.codes, 0, node.tokens);
+      if (score <= floor) continue;
+      binary.set(id, score);
+      byBinary.push({ id, score });
+      if (byBinary.length >= CANDIDATES * 2) {
+        byBinary.sort((a, b) => b.score - a.score);
+        byBinary.length = CANDIDATES;
+        floor = byBinary[CANDIDATES - 1]!.score;
+      }
+    }
     byBinary.sort((a, b) => b.score - a.score);
   }
   const bm25 = new Map(
@@ -110,7 +122,10 @@ export function neighbors(graph: TenantGraph, tenantId: string, ref: string, dep
   };
 }
 
-/** Shortest path over outgoing edges, breadth-first, at most `maxDepth` edges long. */
+/**
+ * Shortest path over outgoing edges, at most `maxDepth` edges long: breadth-first from both ends at once
+ * (forward along outgoing edges, backward along incoming ones), always growing the smaller frontier.
+ */
 export function shortestPath(
   graph: TenantGraph,
   tenantId: string,
@@ -121,27 +136,44 @@ export function shortestPath(
   const source = resolve(graph, sourceRef, tenantId);
   const target = resolve(graph, targetRef, tenantId);
   if (source === target) return { source, target, path: [source], length: 0 };
-  const parent = new Map<string, string>([[source, source]]);
-  let frontier = [source];
-  for (let depth = 1; depth <= maxDepth && frontier.length > 0; depth++) {
+  // Parent and distance of every node reached from each end.
+  const forward = new Map<string, [string, number]>([[source, [source, 0]]]);
+  const backward = new Map<string, [string, number]>([[target, [target, 0]]]);
+  let front = [source];
+  let back = [target];
+  for (let level = 0; level < maxDepth && front.length > 0 && back.length > 0; level++) {
+    const growForward = front.length <= back.length;
+    const [seen, other] = growForward ? [forward, backward] : [backward, forward];
     const next: string[] = [];
-    for (const nodeId of frontier) {
-      for (const edgeId of graph.outIds(nodeId) ?? []) {
-        const other = graph.edges.get(edgeId)!.target_node_id;
-        if (parent.has(other)) continue;
-        parent.set(other, nodeId);
-        if (other === target) {
-          const path = [target];
-          for (let at = target; at !== source; ) {
-            at = parent.get(at)!;
-            path.unshift(at);
-          }
-          return { source, target, path, length: path.length - 1 };
-        }
-        next.push(other);
+    // Finish the level and keep its shortest meeting point.
+    let best: { node: string; length: number } | undefined;
+    for (const nodeId of growForward ? front : back) {
+      const distance = seen.get(nodeId)![1] + 1;
+      for (const edgeId of (growForward ? graph.outIds(nodeId) : graph.inIds(nodeId)) ?? []) {
+        const edge = graph.edges.get(edgeId)!;
+        const reached = growForward ? edge.target_node_id : edge.source_node_id;
+        if (seen.has(reached)) continue;
+        seen.set(reached, [nodeId, distance]);
+        next.push(reached);
+        const meet = other.get(reached);
+        if (meet && (!best || distance + meet[1] < best.length))
+          best = { node: reached, length: distance + meet[1] };
       }
     }
-    frontier = next;
+    if (best && best.length <= maxDepth) {
+      const path = [best.node];
+      for (let at = best.node; at !== source; ) {
+        at = forward.get(at)![0];
+        path.unshift(at);
+      }
+      for (let at = best.node; at !== target; ) {
+        at = backward.get(at)![0];
+        path.push(at);
+      }
+      return { source, target, path, length: path.length - 1 };
+    }
+    if (growForward) front = next;
+    else back = next;
   }
   return { source, target, path: null, length: -1 };
 }

@@ -237,7 +237,8 @@ export class GraphStore {
     for (const edge of edges.values()) graph.addEdge(edge);
     if (version === graph.version + commits) graph.version = version;
     else this.graphs.delete(schema);
-    if (commits > 0) await this.text.maintain(schema).catch(() => false);
+    // Only node rows carry text; edge rows never need the text index folded in.
+    if (changed.size > 0) await this.text.maintain(schema).catch(() => false);
 
     const requested = new Set([...request.nodes.map((n) => normalizeNodeId(n.name)), ...touched]);
     const edgeIds = new Set(

@@ -13,6 +13,8 @@ export class TenantGraph {
   readonly edges = new Map<string, GraphEdge>();
   private readonly outgoing = new Map<string, Set<string>>();
   private readonly incoming = new Map<string, Set<string>>();
+  /** Distinct edges touching each node, kept as edges arrive (a self-loop counts once). */
+  private readonly degrees = new Map<string, number>();
 
   constructor(public version: number) {}
 
@@ -26,6 +28,10 @@ export class TenantGraph {
     if (previous) return;
     link(this.outgoing, edge.source_node_id, edge.edge_id);
     link(this.incoming, edge.target_node_id, edge.edge_id);
+    this.degrees.set(edge.source_node_id, (this.degrees.get(edge.source_node_id) ?? 0) + 1);
+    if (edge.target_node_id !== edge.source_node_id) {
+      this.degrees.set(edge.target_node_id, (this.degrees.get(edge.target_node_id) ?? 0) + 1);
+    }
   }
 
   out(nodeId: string): GraphEdge[] {
@@ -42,13 +48,11 @@ export class TenantGraph {
 
   /** Distinct edges touching the node; a self-loop counts once. */
   degree(nodeId: string): number {
-    const out = this.outgoing.get(nodeId);
-    const inc = this.incoming.get(nodeId);
-    if (!out) return inc?.size ?? 0;
-    if (!inc) return out.size;
-    let both = 0;
-    for (const id of out) if (inc.has(id)) both++;
-    return out.size + inc.size - both;
+    return this.degrees.get(nodeId) ?? 0;
+  }
+
+  inIds(nodeId: string): ReadonlySet<string> | undefined {
+    return this.incoming.get(nodeId);
   }
 }
 
