@@ -1,0 +1,28 @@
+/** Settings of the CLI, parsed once at load so a bad value fails at start. Flags override them. */
+import { z } from 'zod';
+
+export const DEFAULT_RUNTIME_URL = 'http://localhost:28000';
+
+const schema = z.object({
+  /** Base URL of the runtime (`npm start` listens on port 28000). */
+  TESSERA_RUNTIME_URL: z.url().default(DEFAULT_RUNTIME_URL),
+  /** Tenant used when a command gets no `--tenant`. */
+  TESSERA_TENANT_ID: z.string().min(1).optional(),
+});
+
+export type CliEnv = z.infer<typeof schema>;
+
+/** Parses the `TESSERA_*` variables of `source`; an empty variable counts as unset. */
+export function parseCliEnv(source: Record<string, string | undefined>): CliEnv {
+  const parsed = schema.safeParse(
+    Object.fromEntries(Object.entries(source).filter(([key, value]) => key.startsWith('TESSERA_') && value)),
+  );
+  if (!parsed.success) {
+    throw new Error(
+      `Invalid CLI settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
+  }
+  return parsed.data;
+}
+
+export const cliEnv = parseCliEnv(process.env);

@@ -1,0 +1,8 @@
+/** The root `tessera` command; each command group lives in commands/<name>.ts. */
+import { Command } from 'commander';
+import pkg from '../package.json' with { type: 'json' };
+import { graphCommand } from './commands/graph';
+
+export function buildProgram(): Command {
+  return new Command('tessera').version(pkg.version).description(pkg.description).addCommand(graphCommand());
+}
