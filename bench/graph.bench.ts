@@ -126,7 +126,7 @@ export async function graphBench(): Promise<void> {
       'query graph',
     ];
     console.log(
-      `${'node search top 10'.padEnd(28)} ${await time(100, (i) => searchNodes(live, store.text, schema, encoder, queries[i % queries.length]!, 10))}`,
+      `${'node search top 10'.padEnd(28)} ${await time(100, (i) => searchNodes(live, encoder, queries[i % queries.length]!, 10))}`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -22,8 +22,6 @@ function resolve(graph: TenantGraph, ref: string, tenantId: string): string {
  */
 export async function searchNodes(
   graph: TenantGraph,
-  text: LanceContentIndex,
-  schema: string,
   encoder: MultiVectorEncoder,
   query: string,
   topK: number,
@@ -58,9 +56,7 @@ export async function searchNodes(
     }
     byBinary.sort((a, b) => b.score - a.score);
   }
-  const bm25 = new Map(
-    (await text.bm25(schema, ['name', 'description'], query, CANDIDATES)).map((s) => [s.id, s.score]),
-  );
+  const bm25 = new Map(graph.text.search(query, CANDIDATES).map((s) => [s.id, s.score]));
   const candidates = new Set([...byBinary.slice(0, CANDIDATES).map((s) => s.id), ...bm25.keys()]);
   const ranked = [...candidates]
     .filter((id) => graph.nodes.has(id))
@@ -179,13 +175,27 @@ export function shortestPath(
 }
 
 export function stats(graph: TenantGraph, tenantId: string) {
-  const top: { node_id: string; name: string; degree: number }[] = [];
-  for (const [id, node] of graph.nodes) {
-    const degree = graph.degree(id);
-    if (top.length === 10 && degree <= top[9]!.degree) continue;
-    top.push({ node_id: id, name: node.name, degree });
-    top.sort((a, b) => b.degree - a.degree || (a.node_id < b.node_id ? -1 : 1));
-    if (top.length > 10) top.pop();
-  }
-  return { tenant_id: tenantId, node_count: graph.nodes.size, edge_count: graph.edges.size, top_nodes: top };
+  const top: { node_id: string; degree: number }[] = [];
+  const better = (a: { node_id: string; degree: number }, b: { node_id: string; degree: number }) =>
+    a.degree > b.degree || (a.degree === b.degree && a.node_id < b.node_id);
+  const consider = (nodeId: string, degree: number) => {
+    if (top.length === 10 && !better({ node_id: nodeId, degree }, top[9]!)) return;
+    let at = Math.min(top.length, 9);
+    top[at] = { node_id: nodeId, degree };
+    for (; at > 0 && better(top[at]!, top[at - 1]!); at--) [top[at], top[at - 1]] = [top[at - 1]!, top[at]!];
+  };
+  for (const [nodeId, degree] of graph.degreeEntries()) consider(nodeId, degree);
+  // Nodes without edges only show when fewer than ten nodes have any.
+  if (top.length < 10)
+    for (const nodeId of graph.nodes.keys()) if (graph.degree(nodeId) === 0) consider(nodeId, 0);
+  return {
+    tenant_id: tenantId,
+    node_count: graph.nodes.size,
+    edge_count: graph.edges.size,
+    top_nodes: top.map(({ node_id, degree }) => ({
+      node_id,
+      name: graph.nodes.get(node_id)?.name ?? node_id,
+      degree,
+    })),
+  };
 }

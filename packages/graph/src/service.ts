@@ -28,8 +28,8 @@ export async function upsertGraph(deps: GraphDeps, request: UpsertRequest) {
 }
 
 export async function graphSearch(deps: GraphDeps, tenantId: string, query: string, topK: number) {
-  const { schema, graph } = await tenantGraph(deps, tenantId);
-  return searchNodes(graph, deps.store.text, schema, deps.encoder, query, topK);
+  const { graph } = await tenantGraph(deps, tenantId);
+  return searchNodes(graph, deps.encoder, query, topK);
 }
 
 export async function graphNeighbors(deps: GraphDeps, tenantId: string, node: string, depth: number) {

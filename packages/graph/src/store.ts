@@ -5,13 +5,7 @@
  */
 import { type Connection, connect, type Table } from '@lancedb/lancedb';
 import type { MultiVectorEncoder } from '@tessera/encoders';
-import {
-  codeWords,
-  type DocumentRow,
-  documentTable,
-  LanceContentIndex,
-  type SchemaTemplate,
-} from '@tessera/search';
+import { codeWords, type DocumentRow, documentTable, type SchemaTemplate } from '@tessera/search';
 import { edgeId, normalizeNodeId } from './ids';
 import { type GraphEdge, type Mention, mentionKey, type UpsertRequest } from './model';
 import { type NodeState, TenantGraph } from './tenant-graph';
@@ -46,15 +40,12 @@ export class GraphStore {
   private connection: Promise<Connection> | undefined;
   private readonly graphs = new Map<string, Promise<TenantGraph>>();
   private readonly writes = new Map<string, Promise<unknown>>();
-  readonly text: LanceContentIndex;
 
   constructor(
     readonly uri: string,
     private readonly template: SchemaTemplate,
     private readonly encoder: MultiVectorEncoder,
-  ) {
-    this.text = new LanceContentIndex(uri);
-  }
+  ) {}
 
   private db(): Promise<Connection> {
     this.connection ??= connect(this.uri).catch((error: unknown) => {
@@ -100,7 +91,6 @@ export class GraphStore {
   private async apply(schema: string, request: UpsertRequest): Promise<UpsertCounts> {
     const table = await this.table(schema);
     if (!table) throw new Error(`Graph schema ${schema} is not deployed`);
-    await this.text.ensureIndexes(schema, this.template);
     const graph = await this.graph(schema);
 
     // Work out every change first; memory changes only after the table took them.
@@ -237,8 +227,6 @@ export class GraphStore {
     for (const edge of edges.values()) graph.addEdge(edge);
     if (version === graph.version + commits) graph.version = version;
     else this.graphs.delete(schema);
-    // Only node rows carry text; edge rows never need the text index folded in.
-    if (changed.size > 0) await this.text.maintain(schema).catch(() => false);
 
     const requested = new Set([...request.nodes.map((n) => normalizeNodeId(n.name)), ...touched]);
     const edgeIds = new Set(

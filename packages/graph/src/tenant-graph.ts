@@ -1,5 +1,6 @@
 /** One tenant's graph in memory: nodes, edges and adjacency, kept in step with its table. */
 import type { GraphEdge, GraphNode } from './model';
+import { NodeTextIndex } from './text-index';
 
 export interface NodeState extends GraphNode {
   mentionKeys: Set<string>;
@@ -16,10 +17,21 @@ export class TenantGraph {
   /** Distinct edges touching each node, kept as edges arrive (a self-loop counts once). */
   private readonly degrees = new Map<string, number>();
 
+  readonly text = new NodeTextIndex();
+
   constructor(public version: number) {}
 
   setNode(node: NodeState): void {
+    const previous = this.nodes.get(node.node_id);
     this.nodes.set(node.node_id, node);
+    if (!previous || previous.name !== node.name || previous.description !== node.description) {
+      this.text.set(node.node_id, `${node.name} ${node.description}`);
+    }
+  }
+
+  /** Node ids with their degree, for nodes touched by at least one edge. */
+  degreeEntries(): IterableIterator<[string, number]> {
+    return this.degrees.entries();
   }
 
   addEdge(edge: GraphEdge): void {
