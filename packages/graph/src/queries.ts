@@ -175,6 +175,10 @@ export function shortestPath(
 }
 
 export function stats(graph: TenantGraph, tenantId: string) {
+  return { tenant_id: tenantId, ...graph.memoize('stats', () => computeStats(graph)) };
+}
+
+function computeStats(graph: TenantGraph) {
   const top: { node_id: string; degree: number }[] = [];
   const better = (a: { node_id: string; degree: number }, b: { node_id: string; degree: number }) =>
     a.degree > b.degree || (a.degree === b.degree && a.node_id < b.node_id);
@@ -189,7 +193,6 @@ export function stats(graph: TenantGraph, tenantId: string) {
   if (top.length < 10)
     for (const nodeId of graph.nodes.keys()) if (graph.degree(nodeId) === 0) consider(nodeId, 0);
   return {
-    tenant_id: tenantId,
     node_count: graph.nodes.size,
     edge_count: graph.edges.size,
     top_nodes: top.map(({ node_id, degree }) => ({

@@ -18,15 +18,28 @@ export class TenantGraph {
   private readonly degrees = new Map<string, number>();
 
   readonly text = new NodeTextIndex();
+  /** Counts changes, so answers computed from the whole graph can be kept until it changes. */
+  generation = 0;
+  private readonly memo = new Map<string, { generation: number; value: unknown }>();
 
   constructor(public version: number) {}
 
   setNode(node: NodeState): void {
+    this.generation++;
     const previous = this.nodes.get(node.node_id);
     this.nodes.set(node.node_id, node);
     if (!previous || previous.name !== node.name || previous.description !== node.description) {
       this.text.set(node.node_id, `${node.name} ${node.description}`);
     }
+  }
+
+  /** `compute()` once per graph state. */
+  memoize<T>(key: string, compute: () => T): T {
+    const kept = this.memo.get(key);
+    if (kept && kept.generation === this.generation) return kept.value as T;
+    const value = compute();
+    this.memo.set(key, { generation: this.generation, value });
+    return value;
   }
 
   /** Node ids with their degree, for nodes touched by at least one edge. */
@@ -35,6 +48,7 @@ export class TenantGraph {
   }
 
   addEdge(edge: GraphEdge): void {
+    this.generation++;
     const previous = this.edges.get(edge.edge_id);
     this.edges.set(edge.edge_id, edge);
     if (previous) return;

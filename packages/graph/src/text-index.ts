@@ -41,15 +41,21 @@ export class NodeTextIndex {
     this.terms.delete(nodeId);
   }
 
-  /** BM25 scores of the nodes matching any query term, best first, at most `limit`. */
+  /**
+   * BM25 scores of the nodes matching the query's terms, best first, at most `limit`. In a large graph,
+   * terms in more than half of the nodes carry almost no weight and are left out, unless the query has
+   * nothing else.
+   */
   search(query: string, limit: number): { id: string; score: number }[] {
     const documents = this.lengths.size;
     if (documents === 0) return [];
     const average = this.totalLength / documents || 1;
+    const lists = [...new Set(tokenize(query))]
+      .map((term) => this.postings.get(term))
+      .filter((list): list is Map<string, number> => list !== undefined && list.size > 0);
+    const selective = documents >= 1000 ? lists.filter((list) => list.size <= documents / 2) : lists;
     const scores = new Map<string, number>();
-    for (const term of new Set(tokenize(query))) {
-      const list = this.postings.get(term);
-      if (!list || list.size === 0) continue;
+    for (const list of selective.length > 0 ? selective : lists) {
       const idf = Math.log(1 + (documents - list.size + 0.5) / (list.size + 0.5));
       for (const [id, tf] of list) {
         const length = this.lengths.get(id) ?? 0;
@@ -57,9 +63,20 @@ export class NodeTextIndex {
         scores.set(id, (scores.get(id) ?? 0) + score);
       }
     }
-    return [...scores]
-      .map(([id, score]) => ({ id, score }))
-      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
-      .slice(0, limit);
+    // The best `limit` without sorting every match: a floor rises as better ones arrive.
+    let best: { id: string; score: number }[] = [];
+    let floor = Number.NEGATIVE_INFINITY;
+    for (const [id, score] of scores) {
+      if (score < floor) continue;
+      best.push({ id, score });
+      if (best.length >= limit * 2) {
+        best = best.sort(byScore).slice(0, limit);
+        floor = best[best.length - 1]!.score;
+      }
+    }
+    return best.sort(byScore).slice(0, limit);
   }
 }
+
+const byScore = (a: { id: string; score: number }, b: { id: string; score: number }) =>
+  b.score - a.score || (a.id < b.id ? -1 : 1);
