@@ -1,4 +1,5 @@
 /** `npm run bench [name...]`: runs the benchmarks and prints their figures. */
+import { extractBench } from './extract.bench';
 import { graphBench } from './graph.bench';
 import { runtimeBench } from './runtime.bench';
 import { searchBench } from './search.bench';

@@ -1,0 +1,107 @@
+import { extractCode } from '@tessera/extractors';
+import { describe, expect, it } from 'vitest';
+import { descriptions, edge, edgeList, node } from './support';
+
+const SOURCE = `// Package cache keeps recent values.
+package cache
+
+import "fmt"
+import (
+	"encoding/json"
+	m "math"
+	_ "embed"
+	. "strings"
+)
+
+// Store keeps values by key.
+// It is safe for concurrent use.
+type Store[V any] struct {
+	items map[string]V
+}
+
+// Loader loads one value.
+type Loader interface {
+	Load(key string) (any, error)
+}
+
+type (
+	Key   = string
+	Count int
+)
+
+//go:generate stringer -type=Count
+// New builds an empty store.
+func New[V any]() *Store[V] {
+	return &Store[V]{items: make(map[string]V)}
+}
+
+func (s *Store[V]) Put(key string, value V) error {
+	data, err := json.Marshal(value)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", key, err)
+	}
+	s.items[key] = value
+	_ = m.Max(1, float64(len(data)))
+	return s.flush()
+}
+
+func (s Store[V]) flush() error { return nil }
+
+func (c Count) String() string { return fmt.Sprint(int(c)) }
+
+var initial = fmt.Sprintf("%d", 1)
+`;
+
+describe('Go extraction', () => {
+  it('emits structs, interfaces, types, functions and methods with their comment lines', async () => {
+    const result = await extractCode('pkg/cache/store.go', SOURCE);
+    expect(result.language).toBe('go');
+    expect(descriptions(result)).toEqual({
+      store: 'Module store (go)',
+      fmt: 'Imported symbol: fmt',
+      json: 'Imported symbol: json',
+      m: 'Imported symbol: m',
+      Store: 'Store keeps values by key. It is safe for concurrent use.',
+      Loader: 'Loader loads one value.',
+      Key: 'type definition: Key',
+      Count: 'type definition: Count',
+      New: 'New builds an empty store.',
+      Put: 'method definition: Put',
+      flush: 'method definition: flush',
+      String: 'method definition: String',
+    });
+    expect(node(result, 'Store')?.mentions[0]?.segment_id).toBe('class:Store');
+    expect(node(result, 'Put')?.mentions[0]?.segment_id).toBe('method:Put');
+  });
+
+  it('lets the receiver type define its methods and names selector calls by their last segment', async () => {
+    const result = await extractCode('pkg/cache/store.go', SOURCE);
+    expect(edgeList(result)).toEqual(
+      [
+        'store imports fmt',
+        'store imports json',
+        'store imports m',
+        'store defines Store',
+        'store defines Loader',
+        'store defines Key',
+        'store defines Count',
+        'store defines New',
+        'Store defines Put',
+        'Store defines flush',
+        'Count defines String',
+        'New calls make',
+        'Put calls Marshal',
+        'Put calls Errorf',
+        'Put calls Max',
+        'Put calls float64',
+        'Put calls len',
+        'Put calls flush',
+        'String calls Sprint',
+        'String calls int',
+        'store calls Sprintf',
+      ].sort(),
+    );
+    expect(edge(result, 'Put', 'calls', 'Marshal')?.evidence_span).toBe('json.Marshal(value)');
+    expect(edge(result, 'store', 'imports', 'm')?.evidence_span).toBe('m "math"');
+  });
+});
