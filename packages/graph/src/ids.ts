@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 export function normalizeNodeId(name: string): string {
   return name
     .normalize('NFD')
-    .replace(/[^\x00-\x7f]/g, '')
+    .replace(/[^\p{ASCII}]/gu, '')
     .replace(/[^A-Za-z0-9]+/g, '_')
     .replace(/^_+|_+$/g, '')
     .toLowerCase();
