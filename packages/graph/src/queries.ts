@@ -43,17 +43,19 @@ export async function searchNodes(
   if (vectors!.tokens > 0) {
     // Keep the best CANDIDATES without sorting every node: a floor rises as better ones arrive.
     let floor = Number.NEGATIVE_INFINITY;
-    for (const [id, node] of graph.nodes) {
-      const score = binaryMaxSim(q, vectors!.tokens, node.codes, 0, node.tokens);
-      if (score <= floor) continue;
-      binary.set(id, score);
-      byBinary.push({ id, score });
-      if (byBinary.length >= CANDIDATES * 2) {
-        byBinary.sort((a, b) => b.score - a.score);
-        byBinary.length = CANDIDATES;
-        floor = byBinary[CANDIDATES - 1]!.score;
-      }
-    }
+    graph.scanCodes(
+      (words, start, tokens) => binaryMaxSim(q, vectors!.tokens, words, start, tokens),
+      (id, score) => {
+        if (score <= floor) return;
+        binary.set(id, score);
+        byBinary.push({ id, score });
+        if (byBinary.length >= CANDIDATES * 2) {
+          byBinary.sort((a, b) => b.score - a.score);
+          byBinary.length = CANDIDATES;
+          floor = byBinary[CANDIDATES - 1]!.score;
+        }
+      },
+    );
     byBinary.sort((a, b) => b.score - a.score);
   }
   const bm25 = new Map(graph.text.search(query, CANDIDATES).map((s) => [s.id, s.score]));

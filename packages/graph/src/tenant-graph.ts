@@ -24,12 +24,53 @@ export class TenantGraph {
 
   constructor(public version: number) {}
 
+  /** Every node's token codes side by side, so a scan over all nodes reads one array. */
+  private codeWords = new Uint32Array(4096);
+  private codeEnd = 0;
+  private readonly numbers = new Map<string, number>();
+  private readonly numbered: string[] = [];
+  private codeStart = new Int32Array(1024);
+  private codeTokens = new Int32Array(1024);
+
   setNode(node: NodeState): void {
     this.generation++;
     const previous = this.nodes.get(node.node_id);
     this.nodes.set(node.node_id, node);
+    if (!previous || previous.codes !== node.codes) this.storeCodes(node);
     if (!previous || previous.name !== node.name || previous.description !== node.description) {
       this.text.set(node.node_id, `${node.name} ${node.description}`);
+    }
+  }
+
+  private storeCodes(node: NodeState): void {
+    let number = this.numbers.get(node.node_id);
+    if (number === undefined) {
+      number = this.numbered.length;
+      this.numbers.set(node.node_id, number);
+      this.numbered.push(node.node_id);
+      if (number >= this.codeStart.length) {
+        this.codeStart = grow(this.codeStart, this.codeStart.length * 2);
+        this.codeTokens = grow(this.codeTokens, this.codeTokens.length * 2);
+      }
+    }
+    // Rewritten codes go to the end; the old ones stay as unreferenced space.
+    const needed = this.codeEnd + node.codes.length;
+    if (needed > this.codeWords.length)
+      this.codeWords = grow(this.codeWords, Math.max(needed, this.codeWords.length * 2));
+    this.codeWords.set(node.codes, this.codeEnd);
+    this.codeStart[number] = this.codeEnd;
+    this.codeTokens[number] = node.tokens;
+    this.codeEnd = needed;
+  }
+
+  /** Calls `visit` with each node id and the score `score(words, start, tokens)` of its codes. */
+  scanCodes(
+    score: (words: Uint32Array, start: number, tokens: number) => number,
+    visit: (nodeId: string, value: number) => void,
+  ): void {
+    const words = this.codeWords;
+    for (let number = 0; number < this.numbered.length; number++) {
+      visit(this.numbered[number]!, score(words, this.codeStart[number]!, this.codeTokens[number]!));
     }
   }
 
@@ -89,4 +130,10 @@ function link(index: Map<string, Set<string>>, nodeId: string, edgeId: string): 
     index.set(nodeId, set);
   }
   set.add(edgeId);
+}
+
+function grow<T extends Uint32Array | Int32Array>(array: T, length: number): T {
+  const grown = new (array.constructor as new (length: number) => T)(length);
+  grown.set(array);
+  return grown;
 }
