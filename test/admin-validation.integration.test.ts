@@ -172,3 +172,35 @@ describe('admin routes refuse bad input and change nothing (integration)', () =>
     expect(answer.body.detail[0].loc).toEqual(['query', 'dry_run']);
   });
 });
+
+describe('tenant delete and running tasks (integration)', () => {
+  it('records a cancellation on every running or queued task of the deleted tenant', async () => {
+    expect((await call(rt.url, 'POST', '/admin/tenants', { tenant_id: 'busy' })).status).toBe(201);
+    process.env.AWS_ENDPOINT_URL = rt.emulatorUrl;
+    process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
+    process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
+    const { TaskEventStore } = await import('@tessera/events');
+    const store = new TaskEventStore();
+    await store.open({
+      task_id: 'busy_wf_1',
+      kind: 'workflow',
+      tenant_id: 'busy:busy',
+      owner: 'test',
+      leaseMs: 60_000,
+    });
+    await store.open({
+      task_id: 'busy_job_1',
+      kind: 'ingestion',
+      tenant_id: 'busy:busy',
+      owner: 'test',
+      leaseMs: 60_000,
+    });
+    await store.cancel('busy_wf_1', 'workflow', 'user stopped it');
+    expect((await call(rt.url, 'DELETE', '/admin/tenants/busy')).status).toBe(200);
+    expect((await store.get('busy_wf_1'))?.cancel_reason).toBe('user stopped it');
+    expect(await store.get('busy_job_1')).toMatchObject({
+      cancel_requested: true,
+      cancel_reason: 'Tenant busy:busy was deleted',
+    });
+  });
+});

@@ -39,6 +39,21 @@ export const tables = {
     partitionKey: 'tenant_full_id',
     sortKey: 'schema_name',
   },
+  /** One row a task: kind, tenant, offsets, lease, cancellation and subscribers. */
+  taskQueues: {
+    name: 'task-queues',
+    envVar: 'TESSERA_TABLE_TASK_QUEUES',
+    partitionKey: 'task_id',
+    ttlAttribute: 'expires_at',
+  },
+  /** One row an event, keyed by the task and its zero-padded offset. */
+  taskEvents: {
+    name: 'task-events',
+    envVar: 'TESSERA_TABLE_TASK_EVENTS',
+    partitionKey: 'task_id',
+    sortKey: 'offset_key',
+    ttlAttribute: 'expires_at',
+  },
 } satisfies Record<string, TableDef>;
 
 export const queues = {

@@ -1,0 +1,23 @@
+export type { TaskEvent } from './model';
+export {
+  ArtifactEvent,
+  CompleteEvent,
+  ErrorEvent,
+  EventBody,
+  isTerminal,
+  ProgressEvent,
+  StatusEvent,
+  TaskKind,
+  TaskState,
+} from './model';
+export type { ReporterOptions, WorkflowRun } from './producer';
+export { newWorkflowId, runWorkflow, TaskCancelledError, TaskReporter } from './producer';
+export type { AppendResult, TaskCondition, TaskRecord } from './store';
+export {
+  ENDED_RETENTION_MS,
+  PRODUCER_LEASE_MS,
+  QUEUED_INGESTION_LEASE_MS,
+  SUBSCRIBER_LEASE_MS,
+  TaskEventStore,
+  WORKFLOW_WINDOW,
+} from './store';

@@ -1,0 +1,202 @@
+/**
+ * The producer side of a task: it holds the task's lease, renewed at half its length by a poller ticking
+ * every 0.5 s that also turns a recorded cancellation into a cancel token, and reports events.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { HttpError, log } from '@tessera/core';
+import type { EventBody, TaskKind } from './model';
+import { PRODUCER_LEASE_MS, type TaskEventStore } from './store';
+
+export class TaskCancelledError extends Error {
+  constructor(readonly reason: string) {
+    super(`cancelled: ${reason}`);
+    this.name = 'TaskCancelledError';
+  }
+}
+
+export interface ReporterOptions {
+  taskId: string;
+  kind: TaskKind;
+  tenantId: string;
+  leaseMs?: number;
+  pollMs?: number;
+}
+
+export class TaskReporter {
+  private cancelReason: string | undefined;
+  private lost = false;
+  private timer: NodeJS.Timeout | undefined;
+  private lastRenewal = Date.now();
+  private readonly owner = randomUUID();
+
+  private constructor(
+    private readonly store: TaskEventStore,
+    readonly taskId: string,
+    private readonly leaseMs: number,
+    pollMs: number,
+  ) {
+    this.timer = setInterval(() => void this.tick(), pollMs);
+    this.timer.unref();
+  }
+
+  /** Registers the task (409 if the id exists) and starts holding its lease. */
+  static async open(store: TaskEventStore, options: ReporterOptions): Promise<TaskReporter> {
+    const leaseMs = options.leaseMs ?? PRODUCER_LEASE_MS;
+    const reporter = new TaskReporter(store, options.taskId, leaseMs, options.pollMs ?? 500);
+    try {
+      await store.open({
+        task_id: options.taskId,
+        kind: options.kind,
+        tenant_id: options.tenantId,
+        owner: reporter.owner,
+        leaseMs,
+      });
+    } catch (error) {
+      reporter.stop();
+      throw error;
+    }
+    return reporter;
+  }
+
+  private async tick(): Promise<void> {
+    if (Date.now() - this.lastRenewal < this.leaseMs / 2 && this.cancelReason !== undefined) return;
+    try {
+      const renewDue = Date.now() - this.lastRenewal >= this.leaseMs / 2;
+      const state = renewDue
+        ? await this.store.renew(this.taskId, this.owner, this.leaseMs)
+        : await this.peek();
+      if (renewDue) this.lastRenewal = Date.now();
+      if (!state) {
+        this.lost = true;
+        this.stop();
+        return;
+      }
+      if (state.cancelled) this.cancelReason ??= state.reason ?? 'cancelled';
+    } catch (error) {
+      log.warn('task lease poll failed', { task: this.taskId, error });
+    }
+  }
+
+  private async peek(): Promise<{ cancelled: boolean; reason?: string } | undefined> {
+    const record = await this.store.get(this.taskId);
+    if (!record || record.ended) return undefined;
+    return { cancelled: record.cancel_requested, reason: record.cancel_reason };
+  }
+
+  get cancelled(): boolean {
+    return this.cancelReason !== undefined;
+  }
+
+  get reason(): string | undefined {
+    return this.cancelReason;
+  }
+
+  /** Reports an event; its answer carries the cancellation too. */
+  async report(body: EventBody): Promise<number> {
+    const { offset, cancelled, reason } = await this.store.append(this.taskId, body);
+    if (cancelled) this.cancelReason ??= reason ?? 'cancelled';
+    return offset;
+  }
+
+  /** A phase boundary: reports the phase, then stops the run if a cancellation was recorded. */
+  async phase(phase: string, message?: string): Promise<void> {
+    await this.report({ type: 'status', state: 'working', phase, message });
+    if (this.cancelReason !== undefined) throw new TaskCancelledError(this.cancelReason);
+  }
+
+  async complete(
+    result: Record<string, unknown>,
+    summary?: string,
+    executionSeconds?: number,
+  ): Promise<void> {
+    await this.finish({ type: 'complete', result, summary, execution_time_seconds: executionSeconds });
+  }
+
+  async fail(errorType: string, message: string): Promise<void> {
+    await this.finish({ type: 'error', error_type: errorType, error_message: message, recoverable: false });
+  }
+
+  async reportCancelled(reason: string): Promise<void> {
+    await this.finish({ type: 'status', state: 'cancelled', message: reason });
+  }
+
+  private async finish(body: EventBody): Promise<void> {
+    try {
+      await this.report(body);
+    } finally {
+      this.stop();
+    }
+  }
+
+  /** Stops holding the lease without ending the task: it then counts as stopped once the lease lapses. */
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  get leaseLost(): boolean {
+    return this.lost;
+  }
+}
+
+/** `workflow_<hex>` when the context names no workflow id. */
+export const newWorkflowId = () => `workflow_${randomBytes(8).toString('hex')}`;
+
+export interface WorkflowRun {
+  agent: string;
+  tenantId: string;
+  workflowId?: string;
+  /** The request running the workflow; when it ends first, the run is reported cancelled. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The dispatcher's reporting of one workflow run (document 3, "Run outcome"): returns → complete event;
+ * stops on cancel → cancelled status and a cancelled result; raises → error event, and the error propagates.
+ */
+export async function runWorkflow<T extends Record<string, unknown>>(
+  store: TaskEventStore,
+  run: WorkflowRun,
+  body: (reporter: TaskReporter) => Promise<T>,
+): Promise<T | { status: 'cancelled'; agent: string; workflow_id: string; message: string }> {
+  const workflowId = run.workflowId ?? newWorkflowId();
+  const reporter = await TaskReporter.open(store, {
+    taskId: workflowId,
+    kind: 'workflow',
+    tenantId: run.tenantId,
+  });
+  await reporter.report({ type: 'status', state: 'working', phase: 'started' });
+  const aborted = new Promise<'aborted'>((resolve) =>
+    run.signal?.addEventListener('abort', () => resolve('aborted'), { once: true }),
+  );
+  try {
+    const outcome = await Promise.race([body(reporter), aborted]);
+    if (outcome === 'aborted') {
+      await reporter.reportCancelled(`The request running workflow ${workflowId} ended before it finished`);
+      return {
+        status: 'cancelled',
+        agent: run.agent,
+        workflow_id: workflowId,
+        message: `Workflow ${workflowId} was cancelled: the request ended`,
+      };
+    }
+    const status = typeof outcome.status === 'string' ? outcome.status : 'completed';
+    await reporter.complete({ status }, `${run.agent} finished with status ${status}`);
+    return outcome;
+  } catch (error) {
+    if (error instanceof TaskCancelledError) {
+      await reporter.reportCancelled(error.reason);
+      return {
+        status: 'cancelled',
+        agent: run.agent,
+        workflow_id: workflowId,
+        message: `Workflow ${workflowId} was cancelled: ${error.reason}`,
+      };
+    }
+    const type = error instanceof HttpError ? error.name : error instanceof Error ? error.name : 'Error';
+    await reporter.fail(type, `${run.agent} failed with ${type}`).catch(() => undefined);
+    throw error;
+  } finally {
+    reporter.stop();
+  }
+}

@@ -1,0 +1,362 @@
+/**
+ * The shared task event store in DynamoDB: any runtime process or Lambda serves any task. A task row holds
+ * the offset counter, lease, cancellation and subscribers; each event is a row keyed by its offset. Offsets
+ * come from an atomic counter, so concurrent appenders never share one, and every append answers the task's
+ * cancellation.
+ */
+import { randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { ConflictError, NotFoundError } from '@tessera/core';
+import { documentClient, resourceName, tables } from '@tessera/platform';
+import { type EventBody, isTerminal, type TaskEvent, type TaskKind } from './model';
+
+/** A workflow keeps its newest 1,000 events. */
+export const WORKFLOW_WINDOW = 1000;
+/** An ended workflow keeps its events for 30 minutes after its last one. */
+export const ENDED_RETENTION_MS = 30 * 60_000;
+export const PRODUCER_LEASE_MS = 30_000;
+export const SUBSCRIBER_LEASE_MS = 30_000;
+export const QUEUED_INGESTION_LEASE_MS = 6 * 3600_000;
+
+export interface TaskRecord {
+  task_id: string;
+  kind: TaskKind;
+  tenant_id: string;
+  created_at: number;
+  next_offset: number;
+  first_offset: number;
+  ended: boolean;
+  ended_at?: number;
+  last_event_at?: number;
+  lease_owner: string;
+  lease_expires_at: number;
+  cancel_requested: boolean;
+  cancel_reason?: string;
+  subscribers?: Record<string, number>;
+  expires_at?: number;
+}
+
+export type TaskCondition = 'active' | 'ended' | 'stopped';
+
+export interface AppendResult {
+  offset: number;
+  cancelled: boolean;
+  reason?: string;
+}
+
+const pad = (offset: number) => String(offset).padStart(12, '0');
+
+async function conditional<T>(write: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
+}
+
+export class TaskEventStore {
+  private readonly queues = resourceName(tables.taskQueues);
+  private readonly events = resourceName(tables.taskEvents);
+
+  constructor(
+    private readonly client: DynamoDBDocumentClient = documentClient(),
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Registers a task; ids are never reused. */
+  async open(task: {
+    task_id: string;
+    kind: TaskKind;
+    tenant_id: string;
+    owner: string;
+    leaseMs: number;
+  }): Promise<TaskRecord> {
+    const now = this.now();
+    const record: TaskRecord = {
+      task_id: task.task_id,
+      kind: task.kind,
+      tenant_id: task.tenant_id,
+      created_at: now,
+      next_offset: 0,
+      first_offset: 0,
+      ended: false,
+      lease_owner: task.owner,
+      lease_expires_at: now + task.leaseMs,
+      cancel_requested: false,
+      subscribers: {},
+    };
+    const stored = await conditional(() =>
+      this.client.send(
+        new PutCommand({
+          TableName: this.queues,
+          Item: record,
+          ConditionExpression: 'attribute_not_exists(task_id)',
+        }),
+      ),
+    );
+    if (!stored) throw new ConflictError(`Task ${task.task_id} already exists`);
+    return record;
+  }
+
+  async get(taskId: string): Promise<TaskRecord | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.queues, Key: { task_id: taskId }, ConsistentRead: true }),
+    );
+    const record = Item as TaskRecord | undefined;
+    // Expired rows may outlive their TTL (DynamoDB deletes late, emulators never): they are gone.
+    if (record?.expires_at && record.expires_at * 1000 <= this.now()) return undefined;
+    return record;
+  }
+
+  condition(record: TaskRecord): TaskCondition {
+    if (record.ended) return 'ended';
+    return record.lease_expires_at <= this.now() ? 'stopped' : 'active';
+  }
+
+  /** Appends an event at the next offset; answers the offset and the task's cancellation. */
+  async append(taskId: string, body: EventBody): Promise<AppendResult & { event: TaskEvent }> {
+    const now = this.now();
+    const terminal = isTerminal(body);
+    const updated = await conditional(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.queues,
+          Key: { task_id: taskId },
+          UpdateExpression: `ADD next_offset :one SET last_event_at = :now${terminal ? ', ended = :true, ended_at = :now' : ''}`,
+          ConditionExpression: 'attribute_exists(task_id) AND ended = :false',
+          ExpressionAttributeValues: {
+            ':one': 1,
+            ':now': now,
+            ':false': false,
+            ...(terminal ? { ':true': true } : {}),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    if (!updated) throw new ConflictError(`Task ${taskId} is unknown or has already ended`);
+    const record = updated.Attributes as TaskRecord;
+    const offset = record.next_offset - 1;
+    const event = {
+      ...body,
+      task_id: taskId,
+      tenant_id: record.tenant_id,
+      event_id: randomUUID(),
+      timestamp: new Date(now).toISOString(),
+      offset,
+    } as TaskEvent;
+    const ended = terminal && record.kind === 'workflow';
+    const expires = ended ? Math.ceil((now + ENDED_RETENTION_MS) / 1000) : undefined;
+    await this.client.send(
+      new PutCommand({
+        TableName: this.events,
+        Item: {
+          task_id: taskId,
+          offset_key: pad(offset),
+          event: JSON.stringify(event),
+          ...(expires ? { expires_at: expires } : {}),
+        },
+      }),
+    );
+    if (record.kind === 'workflow' && offset >= WORKFLOW_WINDOW) await this.trim(taskId, offset);
+    if (expires) await this.expire(taskId, expires);
+    return { offset, cancelled: record.cancel_requested, reason: record.cancel_reason, event };
+  }
+
+  /** Keeps a workflow's newest 1,000 events. */
+  private async trim(taskId: string, offset: number): Promise<void> {
+    const first = offset - WORKFLOW_WINDOW + 1;
+    await this.client.send(
+      new DeleteCommand({ TableName: this.events, Key: { task_id: taskId, offset_key: pad(first - 1) } }),
+    );
+    await conditional(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.queues,
+          Key: { task_id: taskId },
+          UpdateExpression: 'SET first_offset = :first',
+          ConditionExpression: 'first_offset < :first',
+          ExpressionAttributeValues: { ':first': first },
+        }),
+      ),
+    );
+  }
+
+  /** An ended workflow's task expires 30 minutes after its last event; its events go with it for readers. */
+  private async expire(taskId: string, expires: number): Promise<void> {
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.queues,
+        Key: { task_id: taskId },
+        UpdateExpression: 'SET expires_at = :expires',
+        ExpressionAttributeValues: { ':expires': expires },
+      }),
+    );
+  }
+
+  /** Events from `from` on (a reader behind the retained window starts at the oldest retained one). */
+  async read(taskId: string, from: number, limit = 500): Promise<TaskEvent[]> {
+    const { Items } = await this.client.send(
+      new QueryCommand({
+        TableName: this.events,
+        KeyConditionExpression: 'task_id = :task AND offset_key >= :from',
+        ExpressionAttributeValues: { ':task': taskId, ':from': pad(Math.max(0, from)) },
+        ConsistentRead: true,
+        Limit: limit,
+      }),
+    );
+    return (Items ?? []).map((item) => JSON.parse(String(item.event)) as TaskEvent);
+  }
+
+  /** Renews the producer's lease; answers the cancellation, or undefined when the lease was lost. */
+  async renew(
+    taskId: string,
+    owner: string,
+    leaseMs: number,
+  ): Promise<{ cancelled: boolean; reason?: string } | undefined> {
+    const updated = await conditional(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.queues,
+          Key: { task_id: taskId },
+          UpdateExpression: 'SET lease_expires_at = :until, lease_owner = :owner',
+          ConditionExpression: 'ended = :false AND (lease_owner = :owner OR lease_expires_at <= :now)',
+          ExpressionAttributeValues: {
+            ':until': this.now() + leaseMs,
+            ':owner': owner,
+            ':false': false,
+            ':now': this.now(),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    if (!updated) return undefined;
+    const record = updated.Attributes as TaskRecord;
+    return { cancelled: record.cancel_requested, reason: record.cancel_reason };
+  }
+
+  /** Records a cancellation; the first reason stays. */
+  async cancel(
+    taskId: string,
+    kind: TaskKind,
+    reason: string,
+  ): Promise<{ task_id: string; cancelled: true; message: string }> {
+    const noun = kind === 'workflow' ? 'Workflow' : 'Ingestion job';
+    const record = await this.get(taskId);
+    if (!record || record.kind !== kind) {
+      throw new NotFoundError(
+        `No active ${kind === 'workflow' ? 'workflow' : 'ingestion job'} found with ID ${taskId}`,
+      );
+    }
+    const state = this.condition(record);
+    if (state === 'ended') throw new ConflictError(`${noun} ${taskId} already finished`);
+    if (state === 'stopped')
+      throw new ConflictError(`${noun} ${taskId} stopped reporting before it finished`);
+    const updated = await conditional(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.queues,
+          Key: { task_id: taskId },
+          UpdateExpression:
+            'SET cancel_requested = :true, cancel_reason = if_not_exists(cancel_reason, :reason)',
+          ConditionExpression: 'ended = :false',
+          ExpressionAttributeValues: { ':true': true, ':false': false, ':reason': reason },
+        }),
+      ),
+    );
+    if (!updated) throw new ConflictError(`${noun} ${taskId} already finished`);
+    return { task_id: taskId, cancelled: true, message: `${noun} ${taskId} cancellation requested` };
+  }
+
+  /** Running or queued tasks of a tenant (canonical id), oldest first. */
+  async active(tenantId: string): Promise<TaskRecord[]> {
+    const found: TaskRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new ScanCommand({
+          TableName: this.queues,
+          FilterExpression: 'tenant_id = :tenant AND ended = :false AND lease_expires_at > :now',
+          ExpressionAttributeValues: { ':tenant': tenantId, ':false': false, ':now': this.now() },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      found.push(...((page.Items ?? []) as TaskRecord[]));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return found.sort((a, b) => a.created_at - b.created_at || a.task_id.localeCompare(b.task_id));
+  }
+
+  /** Records a cancellation on every running or queued task of a tenant, oldest first. */
+  async cancelTenant(tenantId: string, reason: string): Promise<string[]> {
+    const cancelled: string[] = [];
+    for (const task of await this.active(tenantId)) {
+      try {
+        await this.cancel(task.task_id, task.kind, reason);
+        cancelled.push(task.task_id);
+      } catch (error) {
+        if (!(error instanceof ConflictError || error instanceof NotFoundError)) throw error;
+      }
+    }
+    return cancelled;
+  }
+
+  /** Registers (or renews) a stream reader, leased `leaseMs` past this read. */
+  async subscribe(taskId: string, subscriberId: string, leaseMs = SUBSCRIBER_LEASE_MS): Promise<void> {
+    await conditional(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.queues,
+          Key: { task_id: taskId },
+          UpdateExpression: 'SET subscribers.#id = :until',
+          ConditionExpression: 'attribute_exists(task_id)',
+          ExpressionAttributeNames: { '#id': subscriberId },
+          ExpressionAttributeValues: { ':until': this.now() + leaseMs },
+        }),
+      ),
+    );
+  }
+
+  async unsubscribe(taskId: string, subscriberId: string): Promise<void> {
+    await conditional(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.queues,
+          Key: { task_id: taskId },
+          UpdateExpression: 'REMOVE subscribers.#id',
+          ConditionExpression: 'attribute_exists(task_id)',
+          ExpressionAttributeNames: { '#id': subscriberId },
+        }),
+      ),
+    );
+  }
+
+  /** The queue info of document 3, while the task's events are retained. */
+  async info(taskId: string) {
+    const record = await this.get(taskId);
+    if (!record) throw new NotFoundError(`No queue found for task ${taskId}`);
+    const now = this.now();
+    return {
+      task_id: record.task_id,
+      kind: record.kind,
+      tenant_id: record.tenant_id,
+      event_count: record.next_offset - record.first_offset,
+      subscriber_count: Object.values(record.subscribers ?? {}).filter((until) => until > now).length,
+      is_closed: record.ended,
+      is_cancelled: record.cancel_requested,
+      created_at: new Date(record.created_at).toISOString(),
+    };
+  }
+}
