@@ -69,6 +69,26 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/graph/neighbors', handler: 'http/graph.neighbors', memoryMb: 2048 },
   { method: 'GET', path: '/graph/path', handler: 'http/graph.path', memoryMb: 2048 },
   { method: 'GET', path: '/graph/stats', handler: 'http/graph.stats', memoryMb: 2048 },
+
+  {
+    method: 'GET',
+    path: '/events/workflows/{workflow_id}',
+    handler: 'http/events.workflowEvents',
+    streaming: true,
+    timeoutSeconds: 900,
+  },
+  {
+    method: 'GET',
+    path: '/events/ingestion/{job_id}',
+    handler: 'http/events.ingestionEvents',
+    streaming: true,
+    timeoutSeconds: 900,
+  },
+  { method: 'POST', path: '/events/workflows/{workflow_id}/cancel', handler: 'http/events.cancelWorkflow' },
+  { method: 'POST', path: '/events/ingestion/{job_id}/cancel', handler: 'http/events.cancelIngestion' },
+  { method: 'GET', path: '/events/queues', handler: 'http/events.queues' },
+  { method: 'GET', path: '/events/queues/{task_id}', handler: 'http/events.queueInfo' },
+  { method: 'GET', path: '/events/queues/{task_id}/offset', handler: 'http/events.queueOffset' },
 ];
 
 /** Serves every request no route matches. */

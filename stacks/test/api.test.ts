@@ -172,6 +172,23 @@ describe('Api', () => {
     shared.template.hasOutput('*', { Value: { 'Fn::GetAtt': [apiId, 'ApiEndpoint'] } });
   });
 
+  it('serves every streaming route of the shared table through a RESPONSE_STREAM Function URL', () => {
+    const streamingRoutes = routes.filter((route) => route.streaming);
+    expect(streamingRoutes.map((route) => route.path)).toEqual([
+      '/events/workflows/{workflow_id}',
+      '/events/ingestion/{job_id}',
+    ]);
+    shared.template.resourceCountIs('AWS::Lambda::Url', streamingRoutes.length);
+    shared.template.allResourcesProperties('AWS::Lambda::Url', { InvokeMode: 'RESPONSE_STREAM' });
+    for (const route of streamingRoutes) {
+      const fn = shared.api.functions.get(`${route.method} ${route.path}`)!;
+      shared.template.hasResourceProperties('AWS::Lambda::Url', {
+        TargetFunctionArn: { 'Fn::GetAtt': [logicalId(shared.stack, fn), 'Arn'] },
+        InvokeMode: 'RESPONSE_STREAM',
+      });
+    }
+  });
+
   describe('given a streaming route', () => {
     const streaming: RouteDef = {
       method: 'GET',

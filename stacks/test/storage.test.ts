@@ -47,7 +47,15 @@ describe('Storage', () => {
   });
 
   it('sets the TTL attribute of a table only when its definition has one', () => {
-    template.allResourcesProperties('AWS::DynamoDB::Table', { TimeToLiveSpecification: Match.absent() });
+    const withTtl = Object.values(tables).filter((table) => 'ttlAttribute' in table && table.ttlAttribute);
+    const found = template.findResources('AWS::DynamoDB::Table', {
+      Properties: { TimeToLiveSpecification: Match.objectLike({ Enabled: true }) },
+    });
+    expect(Object.keys(found)).toHaveLength(withTtl.length);
+    const withoutTtl = template.findResources('AWS::DynamoDB::Table', {
+      Properties: { TimeToLiveSpecification: Match.absent() },
+    });
+    expect(Object.keys(withoutTtl)).toHaveLength(Object.keys(tables).length - withTtl.length);
     const other = new Stack(apps.create(), 'TtlTest');
     createTable(other, 'Leases', {
       name: 'leases',

@@ -14,6 +14,7 @@ export type { ReporterOptions, WorkflowRun } from './producer';
 export { newWorkflowId, runWorkflow, TaskCancelledError, TaskReporter } from './producer';
 export type { AppendResult, TaskCondition, TaskRecord } from './store';
 export {
+  appended,
   ENDED_RETENTION_MS,
   PRODUCER_LEASE_MS,
   QUEUED_INGESTION_LEASE_MS,
@@ -21,3 +22,5 @@ export {
   TaskEventStore,
   WORKFLOW_WINDOW,
 } from './store';
+export type { FrameSink, StreamRequest } from './streams';
+export { HEARTBEAT_MS, POLL_MS, streamTask, unavailable } from './streams';

@@ -5,6 +5,7 @@
  * cancellation.
  */
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
@@ -54,6 +55,9 @@ export interface AppendResult {
 }
 
 const pad = (offset: number) => String(offset).padStart(12, '0');
+
+/** Appends made in this process, so its own streams deliver at once instead of at their next poll. */
+export const appended = new EventEmitter().setMaxListeners(0);
 
 async function conditional<T>(write: () => Promise<T>): Promise<T | undefined> {
   try {
@@ -168,6 +172,7 @@ export class TaskEventStore {
         },
       }),
     );
+    appended.emit(taskId);
     if (record.kind === 'workflow' && offset >= WORKFLOW_WINDOW) await this.trim(taskId, offset);
     if (expires) await this.expire(taskId, expires);
     return { offset, cancelled: record.cancel_requested, reason: record.cancel_reason, event };

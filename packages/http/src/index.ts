@@ -10,4 +10,6 @@ export {
   notFoundResponse,
   payloadTooLargeResponse,
 } from './responses';
+export type { SseRequest, SseStream } from './sse';
+export { sseRoute } from './sse';
 export { issuesFromZod, validate } from './validation';

@@ -50,21 +50,24 @@ export class ResponseStream extends Writable {
 
 type StreamingHandler = (event: unknown, stream: ResponseStream, context: Context) => Promise<unknown>;
 
+/**
+ * Adds response streaming to the `awslambda` global. Other libraries create that global too (the AWS SDK's
+ * invoke store does), so the shim fills in what is missing rather than assuming it is alone.
+ */
 export function installAwsLambdaGlobal(): void {
-  const global = globalThis as { awslambda?: unknown };
-  if (global.awslambda) return;
-  global.awslambda = {
-    streamifyResponse(handler: StreamingHandler) {
-      Object.defineProperty(handler, STREAMING, { value: true });
-      return handler;
-    },
-    HttpResponseStream: {
-      from(stream: ResponseStream, metadata: StreamMetadata) {
-        stream.metadata = metadata;
-        return stream;
-      },
+  const global = globalThis as { awslambda?: Record<string, unknown> };
+  const target = global.awslambda ?? {};
+  target.streamifyResponse ??= (handler: StreamingHandler) => {
+    Object.defineProperty(handler, STREAMING, { value: true });
+    return handler;
+  };
+  target.HttpResponseStream ??= {
+    from(stream: ResponseStream, metadata: StreamMetadata) {
+      stream.metadata = metadata;
+      return stream;
     },
   };
+  global.awslambda = target;
 }
 
 export function isStreamingHandler(handler: unknown): handler is StreamingHandler {

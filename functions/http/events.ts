@@ -1,0 +1,74 @@
+/** Task event routes: SSE streams, cancellation and queue info. */
+import { streamTask, TaskEventStore, type TaskKind, unavailable } from '@tessera/events';
+import { httpRoute, sseRoute } from '@tessera/http';
+import { requireTenant, tenancy } from '@tessera/tenancy';
+import { z } from 'zod';
+
+const store = new TaskEventStore();
+const deps = tenancy();
+
+const offsetQuery = z.object({
+  from_offset: z
+    .string()
+    .regex(/^\d+$/, 'from_offset must be a non-negative integer')
+    .transform(Number)
+    .optional(),
+});
+
+const stream = (kind: TaskKind, route: string, param: 'workflow_id' | 'job_id') =>
+  sseRoute(
+    { route, path: z.object({ [param]: z.string().min(1) }), query: offsetQuery },
+    ({ path, query, event, open }) =>
+      streamTask(store, {
+        taskId: (path as Record<string, string>)[param]!,
+        kind,
+        fromOffset: query.from_offset,
+        lastEventId: event.headers?.['last-event-id'],
+        open,
+      }),
+  );
+
+export const workflowEvents = stream('workflow', '/events/workflows/{workflow_id}', 'workflow_id');
+export const ingestionEvents = stream('ingestion', '/events/ingestion/{job_id}', 'job_id');
+
+const cancelBody = z
+  .object({ reason: z.string().min(1).max(1000).default('Cancelled on request') })
+  .default({ reason: 'Cancelled on request' });
+
+const cancel = (kind: TaskKind, param: 'workflow_id' | 'job_id') =>
+  httpRoute({ path: z.object({ [param]: z.string().min(1) }), body: cancelBody }, async ({ path, body }) => {
+    const taskId = (path as Record<string, string>)[param]!;
+    return store.cancel(taskId, kind, body.reason).catch((error: unknown) => {
+      throw unavailable(taskId, error);
+    });
+  });
+
+export const cancelWorkflow = cancel('workflow', 'workflow_id');
+export const cancelIngestion = cancel('ingestion', 'job_id');
+
+export const queues = httpRoute({ query: z.object({ tenant_id: z.string() }) }, async ({ query }) => {
+  const { tenant } = await requireTenant(deps, query.tenant_id);
+  try {
+    const tasks = await store.active(tenant.full);
+    const infos = await Promise.all(tasks.map((task) => store.info(task.task_id)));
+    return { tenant_id: tenant.full, queues: infos, count: infos.length };
+  } catch (error) {
+    throw unavailable(undefined, error);
+  }
+});
+
+const taskPath = z.object({ task_id: z.string().min(1) });
+
+export const queueInfo = httpRoute({ path: taskPath }, ({ path }) =>
+  store.info(path.task_id).catch((error: unknown) => {
+    throw unavailable(path.task_id, error);
+  }),
+);
+
+export const queueOffset = httpRoute({ path: taskPath }, async ({ path }) => {
+  const info = await store.info(path.task_id).catch((error: unknown) => {
+    throw unavailable(path.task_id, error);
+  });
+  const record = (await store.get(path.task_id))!;
+  return { task_id: info.task_id, offset: record.next_offset };
+});
