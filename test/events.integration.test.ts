@@ -217,3 +217,39 @@ describe('cancel and queue routes (integration)', () => {
     expect((await call(rt.url, 'GET', '/events/queues?tenant_id=ghost')).status).toBe(404);
   });
 });
+
+describe('event streams when the store fails (integration)', () => {
+  // Runs last: it takes the store away by stopping the runtime that holds the emulators.
+  it('sends heartbeats while idle, ends a stream with stream_error when the store goes, and answers 503 before a stream', async () => {
+    const second = await spawnRuntime({
+      env: { AWS_ENDPOINT_URL: rt.emulatorUrl!, TESSERA_SSE_HEARTBEAT_SECONDS: '0.3' },
+    });
+    try {
+      const taskId = id('wf');
+      await open(taskId);
+      let stopped = false;
+      const { frames } = await readStream(`${second.url}/events/workflows/${taskId}`, {
+        onFrame: (frame) => {
+          if (frame.comment === 'heartbeat' && !stopped) {
+            stopped = true;
+            void rt.stop();
+          }
+        },
+      });
+      expect(frames[0]!.data.type).toBe('connected');
+      expect(frames.some((f) => f.comment === 'heartbeat')).toBe(true);
+      expect(frames.at(-1)!.data).toMatchObject({ type: 'stream_error' });
+      const refused = await call(second.url, 'GET', `/events/workflows/${taskId}`);
+      expect(refused.status).toBe(503);
+      expect(refused.body.detail).toEqual({
+        error: 'task_events_unavailable',
+        message: 'The task event store did not answer; retry.',
+        failure: 'TaskEventsUnavailable',
+        task_id: taskId,
+      });
+      expect((await call(second.url, 'POST', `/events/workflows/${taskId}/cancel`, {})).status).toBe(503);
+    } finally {
+      await second.stop();
+    }
+  }, 90_000);
+});

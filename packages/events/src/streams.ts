@@ -1,10 +1,11 @@
 /** Reading a task's events as a stream: replay from an offset, then live events until the task ends. */
 import { randomUUID } from 'node:crypto';
 import { HttpError, ServiceUnavailableError, ValidationError } from '@tessera/core';
+import { eventsEnv } from './env';
 import type { TaskKind } from './model';
 import { appended, type TaskEventStore } from './store';
 
-export const HEARTBEAT_MS = 15_000;
+export const HEARTBEAT_MS = eventsEnv.heartbeatMs;
 /** Fallback poll for events appended by other processes. */
 export const POLL_MS = 250;
 
