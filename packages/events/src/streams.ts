@@ -6,8 +6,54 @@ import type { TaskKind } from './model';
 import { appended, type TaskEventStore } from './store';
 
 export const HEARTBEAT_MS = eventsEnv.heartbeatMs;
-/** Fallback poll for events appended by other processes. */
-export const POLL_MS = 250;
+/** How often one watcher per task and process looks for events appended by other processes. */
+export const POLL_MS = 50;
+
+/**
+ * One watcher per task in this process, however many streams read it: it polls the task row and wakes the
+ * streams when its offset or state moved, so a hundred readers cost one poll, not a hundred.
+ */
+const watchers = new Map<string, { readers: number; stop: () => void }>();
+
+function watch(store: TaskEventStore, taskId: string): () => void {
+  let watcher = watchers.get(taskId);
+  if (!watcher) {
+    let last = '';
+    let running = true;
+    const loop = async () => {
+      while (running) {
+        try {
+          const record = await store.get(taskId);
+          const seen = record ? `${record.next_offset}|${record.ended}|${store.condition(record)}` : 'gone';
+          if (seen !== last) {
+            last = seen;
+            appended.emit(taskId);
+          }
+        } catch {
+          appended.emit(taskId);
+        }
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      }
+    };
+    watcher = {
+      readers: 0,
+      stop: () => {
+        running = false;
+      },
+    };
+    watchers.set(taskId, watcher);
+    void loop();
+  }
+  watcher.readers++;
+  const current = watcher;
+  return () => {
+    current.readers--;
+    if (current.readers === 0) {
+      current.stop();
+      watchers.delete(taskId);
+    }
+  };
+}
 
 export interface FrameSink {
   event(data: unknown, id?: number): Promise<void>;
@@ -31,6 +77,7 @@ export function unavailable(taskId: string | undefined, error: unknown): unknown
 
 /** Waits for an append to the task in this process, the poll interval, or the client leaving. */
 function nextChange(taskId: string, signal: AbortSignal, ms: number): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);
@@ -85,6 +132,7 @@ export async function streamTask(
   await sink.event({ type: 'connected', task_id: taskId, offset, timestamp: new Date().toISOString() });
 
   const subscriber = randomUUID();
+  const unwatch = watch(store, taskId);
   let idleSince = Date.now();
   let subscribedAt = 0;
   try {
@@ -114,7 +162,7 @@ export async function streamTask(
         await sink.comment('heartbeat');
         idleSince = Date.now();
       }
-      await nextChange(taskId, sink.signal, Math.min(POLL_MS, heartbeatMs));
+      await nextChange(taskId, sink.signal, Math.max(1, heartbeatMs - (Date.now() - idleSince)));
     }
   } catch (error) {
     if (!sink.closed) {
@@ -125,6 +173,7 @@ export async function streamTask(
       });
     }
   } finally {
+    unwatch();
     await store.unsubscribe(taskId, subscriber).catch(() => undefined);
   }
 }
