@@ -1,4 +1,5 @@
 /** `npm run bench [name...]`: runs the benchmarks and prints their figures. */
+import { eventsBench } from './events.bench';
 import { extractBench } from './extract.bench';
 import { graphBench } from './graph.bench';
 import { runtimeBench } from './runtime.bench';
@@ -8,6 +9,8 @@ const benches: Record<string, () => Promise<void>> = {
   runtime: runtimeBench,
   search: searchBench,
   graph: graphBench,
+  extract: extractBench,
+  events: eventsBench,
 };
 
 const wanted = process.argv.slice(2);
