@@ -1,58 +1,136 @@
 /** Reading a task's events as a stream: replay from an offset, then live events until the task ends. */
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { HttpError, ServiceUnavailableError, ValidationError } from '@tessera/core';
 import { eventsEnv } from './env';
-import type { TaskKind } from './model';
-import { appended, type TaskEventStore } from './store';
+import type { TaskEvent, TaskKind } from './model';
+import { appended, type TaskEventStore, type TaskRecord } from './store';
 
 export const HEARTBEAT_MS = eventsEnv.heartbeatMs;
 /** How often one watcher per task and process looks for events appended by other processes. */
 export const POLL_MS = 50;
 
-/**
- * One watcher per task in this process, however many streams read it: it polls the task row and wakes the
- * streams when its offset or state moved, so a hundred readers cost one poll, not a hundred.
- */
-const watchers = new Map<string, { readers: number; stop: () => void }>();
+/** Tells a task's streams in this process that its feed moved. */
+const fed = new EventEmitter().setMaxListeners(0);
+const BUFFER = 2000;
 
-function watch(store: TaskEventStore, taskId: string): () => void {
-  let watcher = watchers.get(taskId);
-  if (!watcher) {
-    let last = '';
-    let running = true;
-    const loop = async () => {
-      while (running) {
-        try {
-          const record = await store.get(taskId);
-          const seen = record ? `${record.next_offset}|${record.ended}|${store.condition(record)}` : 'gone';
-          if (seen !== last) {
-            last = seen;
-            appended.emit(taskId);
-          }
-        } catch {
-          appended.emit(taskId);
-        }
-        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-      }
-    };
-    watcher = {
-      readers: 0,
-      stop: () => {
-        running = false;
-      },
-    };
-    watchers.set(taskId, watcher);
-    void loop();
+/**
+ * One feed per task in this process, however many streams read it: it polls the task's new events and its
+ * row, keeps the recent events in memory and wakes the streams, so a hundred readers cost one poll.
+ */
+class TaskFeed {
+  readers = 0;
+  record: TaskRecord | undefined;
+  polled = false;
+  error: unknown;
+  private events: TaskEvent[] = [];
+  private start: number;
+  private running = true;
+
+  constructor(
+    private readonly store: TaskEventStore,
+    private readonly taskId: string,
+    from: number,
+  ) {
+    this.start = from;
+    void this.loop();
   }
-  watcher.readers++;
-  const current = watcher;
-  return () => {
-    current.readers--;
-    if (current.readers === 0) {
-      current.stop();
-      watchers.delete(taskId);
+
+  /** Buffered events from `offset` on, or undefined when `offset` is older than the buffer. */
+  since(offset: number): TaskEvent[] | undefined {
+    if (offset < this.start) return undefined;
+    return this.events.slice(offset - this.start);
+  }
+
+  stop(): void {
+    this.running = false;
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      let full = false;
+      try {
+        const next = this.start + this.events.length;
+        const fresh = await this.store.read(this.taskId, next, 500);
+        const before = this.record
+          ? `${this.record.next_offset}|${this.record.ended}|${this.store.condition(this.record)}`
+          : '';
+        this.record = await this.store.get(this.taskId);
+        const after = this.record
+          ? `${this.record.next_offset}|${this.record.ended}|${this.store.condition(this.record)}`
+          : 'gone';
+        this.error = undefined;
+        if (fresh.length > 0 && fresh[0]!.offset !== next) {
+          // Trimmed past the buffer's end: restart it at what the store still has.
+          this.events = [];
+          this.start = fresh[0]!.offset;
+        }
+        this.events.push(...fresh);
+        if (this.events.length > BUFFER) {
+          const drop = this.events.length - BUFFER;
+          this.events = this.events.slice(drop);
+          this.start += drop;
+        }
+        full = fresh.length === 500;
+        if (fresh.length > 0 || before !== after || !this.polled) {
+          this.polled = true;
+          fed.emit(this.taskId);
+        }
+      } catch (error) {
+        this.error = error;
+        this.polled = true;
+        fed.emit(this.taskId);
+      }
+      if (!full) await wake(appended, this.taskId, undefined, POLL_MS);
     }
+  }
+}
+
+const feeds = new Map<string, TaskFeed>();
+
+function feedOf(
+  store: TaskEventStore,
+  taskId: string,
+  from: number,
+): { feed: TaskFeed; release: () => void } {
+  let feed = feeds.get(taskId);
+  if (!feed) {
+    feed = new TaskFeed(store, taskId, from);
+    feeds.set(taskId, feed);
+  }
+  feed.readers++;
+  const current = feed;
+  return {
+    feed: current,
+    release: () => {
+      current.readers--;
+      if (current.readers === 0) {
+        current.stop();
+        feeds.delete(taskId);
+      }
+    },
   };
+}
+
+/** Waits for `emitter` to name the task, the time to pass, or the signal to abort. */
+function wake(
+  emitter: EventEmitter,
+  taskId: string,
+  signal: AbortSignal | undefined,
+  ms: number,
+): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      emitter.off(taskId, done);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    emitter.on(taskId, done);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 export interface FrameSink {
@@ -73,22 +151,6 @@ export function unavailable(taskId: string | undefined, error: unknown): unknown
       ...(taskId ? { task_id: taskId } : {}),
     },
   );
-}
-
-/** Waits for an append to the task in this process, the poll interval, or the client leaving. */
-function nextChange(taskId: string, signal: AbortSignal, ms: number): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      appended.off(taskId, done);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    appended.on(taskId, done);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 export interface StreamRequest {
@@ -132,7 +194,7 @@ export async function streamTask(
   await sink.event({ type: 'connected', task_id: taskId, offset, timestamp: new Date().toISOString() });
 
   const subscriber = randomUUID();
-  const unwatch = watch(store, taskId);
+  const { feed, release } = feedOf(store, taskId, offset);
   let idleSince = Date.now();
   let subscribedAt = 0;
   try {
@@ -141,7 +203,8 @@ export async function streamTask(
         await store.subscribe(taskId, subscriber);
         subscribedAt = Date.now();
       }
-      const events = await store.read(taskId, offset);
+      // Recent events come from the shared feed; older ones (a replay) from the store.
+      const events = feed.since(offset) ?? (await store.read(taskId, offset));
       for (const event of events) {
         await sink.event(event, event.offset);
         offset = event.offset + 1;
@@ -150,7 +213,8 @@ export async function streamTask(
         idleSince = Date.now();
         continue;
       }
-      const current = await store.get(taskId);
+      if (feed.error) throw feed.error;
+      const current = feed.polled ? feed.record : await store.get(taskId);
       if (!current) break;
       const state = store.condition(current);
       if (offset >= current.next_offset && state === 'ended') break;
@@ -162,7 +226,7 @@ export async function streamTask(
         await sink.comment('heartbeat');
         idleSince = Date.now();
       }
-      await nextChange(taskId, sink.signal, Math.max(1, heartbeatMs - (Date.now() - idleSince)));
+      await wake(fed, taskId, sink.signal, Math.max(1, heartbeatMs - (Date.now() - idleSince)));
     }
   } catch (error) {
     if (!sink.closed) {
@@ -173,7 +237,7 @@ export async function streamTask(
       });
     }
   } finally {
-    unwatch();
+    release();
     await store.unsubscribe(taskId, subscriber).catch(() => undefined);
   }
 }
