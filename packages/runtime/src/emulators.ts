@@ -44,6 +44,8 @@ export function routeOf(headers: http.IncomingHttpHeaders): 'dynamodb' | 'sqs' |
 }
 
 function gatewayServer(targets: Record<'dynamodb' | 'sqs' | 's3', URL>): Server {
+  // Connections to the emulators are kept open: a new one per request would cost more than the request.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   return http.createServer((req, res) => {
     const target = targets[routeOf(req.headers)];
     const upstream = http.request(
@@ -53,6 +55,7 @@ function gatewayServer(targets: Record<'dynamodb' | 'sqs' | 's3', URL>): Server 
         method: req.method,
         path: req.url,
         headers: req.headers,
+        agent,
       },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
