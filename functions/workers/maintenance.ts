@@ -1,5 +1,6 @@
-/** Scheduled upkeep: roll back tenant creates whose process died; migrate drifted tenant schemas. */
+/** Scheduled upkeep: roll back tenant creates whose process died; migrate drifted tenant schemas; drop expired task events. */
 import { log } from '@tessera/core';
+import { TaskEventStore } from '@tessera/events';
 import { migrateDriftedSchemas, recoverInterruptedCreates, tenancy } from '@tessera/tenancy';
 
 export const recoverTenants = async () => {
@@ -13,4 +14,12 @@ export const migrateSchemas = async () => {
   if (summary.migrated.length > 0 || summary.refused.length > 0)
     log.info('tenant schema migration', { ...summary });
   return summary;
+};
+
+const taskEvents = new TaskEventStore();
+
+export const sweepTaskEvents = async () => {
+  const swept = await taskEvents.sweepExpired();
+  if (swept.length > 0) log.info('removed expired task events', { tasks: swept.length });
+  return { swept: swept.length };
 };

@@ -348,6 +348,54 @@ export class TaskEventStore {
     );
   }
 
+  /**
+   * Deletes tasks whose retention ended, with their events. DynamoDB's TTL removes expired rows late and
+   * emulators never do; readers already ignore them, this frees the space.
+   */
+  async sweepExpired(): Promise<string[]> {
+    const swept: string[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new ScanCommand({
+          TableName: this.queues,
+          FilterExpression: 'expires_at <= :now',
+          ExpressionAttributeValues: { ':now': Math.floor(this.now() / 1000) },
+          ProjectionExpression: 'task_id',
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        const taskId = String(item.task_id);
+        let from: Record<string, unknown> | undefined;
+        do {
+          const events = await this.client.send(
+            new QueryCommand({
+              TableName: this.events,
+              KeyConditionExpression: 'task_id = :task',
+              ExpressionAttributeValues: { ':task': taskId },
+              ProjectionExpression: 'task_id, offset_key',
+              ExclusiveStartKey: from,
+            }),
+          );
+          for (const key of events.Items ?? []) {
+            await this.client.send(
+              new DeleteCommand({
+                TableName: this.events,
+                Key: { task_id: key.task_id, offset_key: key.offset_key },
+              }),
+            );
+          }
+          from = events.LastEvaluatedKey;
+        } while (from);
+        await this.client.send(new DeleteCommand({ TableName: this.queues, Key: { task_id: taskId } }));
+        swept.push(taskId);
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return swept;
+  }
+
   /** The queue info of document 3, while the task's events are retained. */
   async info(taskId: string) {
     const record = await this.get(taskId);
