@@ -2,8 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HashedTokenEncoder } from '@tessera/encoders';
-import { provisionResources } from '@tessera/platform';
-import { type Emulators, setAwsEndpoints, startEmulators, useEmulatorCredentials } from '@tessera/runtime';
+import { type Emulators, startLocalBackends } from '@tessera/runtime';
 import { LanceContentIndex, LanceSearchBackend, ProfileCatalog, SchemaCatalog } from '@tessera/search';
 import { createTenant, DynamoTenancyStore, getTenant } from '@tessera/tenancy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,10 +14,7 @@ let deps: ContentDeps;
 
 beforeAll(async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'content-'));
-  emulators = await startEmulators({ dataDir: dir, host: '127.0.0.1', gatewayPort: 0 });
-  useEmulatorCredentials();
-  setAwsEndpoints(emulators);
-  await provisionResources();
+  emulators = await startLocalBackends(dir);
   const catalog = new SchemaCatalog(path.join(configs, 'schemas'));
   const encoder = new HashedTokenEncoder();
   deps = {

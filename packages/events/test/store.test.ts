@@ -2,8 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HttpError } from '@tessera/core';
-import { provisionResources } from '@tessera/platform';
-import { type Emulators, setAwsEndpoints, startEmulators, useEmulatorCredentials } from '@tessera/runtime';
+import { type Emulators, startLocalBackends } from '@tessera/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runWorkflow, TaskEventStore, TaskReporter } from '../src/index';
 
@@ -14,14 +13,7 @@ let counter = 0;
 const id = (prefix = 'task') => `${prefix}_${Date.now().toString(36)}_${counter++}`;
 
 beforeAll(async () => {
-  emulators = await startEmulators({
-    dataDir: mkdtempSync(path.join(tmpdir(), 'events-')),
-    host: '127.0.0.1',
-    gatewayPort: 0,
-  });
-  useEmulatorCredentials();
-  setAwsEndpoints(emulators);
-  await provisionResources();
+  emulators = await startLocalBackends(mkdtempSync(path.join(tmpdir(), 'events-')));
   store = new TaskEventStore(undefined, () => Date.now() + clock.offset);
 });
 

@@ -1,7 +1,7 @@
 /** Reads of a tenant graph: node search, neighbors, shortest path and statistics. */
 import { NotFoundError } from '@tessera/core';
 import type { MultiVectorEncoder } from '@tessera/encoders';
-import { binaryMaxSim, codeWords, type LanceContentIndex } from '@tessera/search';
+import { binaryMaxSim, codeWords } from '@tessera/search';
 import { normalizeNodeId } from './ids';
 import type { GraphEdge } from './model';
 import type { TenantGraph } from './tenant-graph';

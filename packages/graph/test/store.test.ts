@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HttpError } from '@tessera/core';
 import { HashedTokenEncoder } from '@tessera/encoders';
-import { provisionResources } from '@tessera/platform';
-import { type Emulators, setAwsEndpoints, startEmulators, useEmulatorCredentials } from '@tessera/runtime';
+import { type Emulators, startLocalBackends } from '@tessera/runtime';
 import { LanceSearchBackend, SchemaCatalog } from '@tessera/search';
 import { createTenant, DynamoTenancyStore } from '@tessera/tenancy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,10 +28,7 @@ const newStore = () => new GraphStore(path.join(dir, 'lancedb'), catalog.get('kn
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'graph-'));
-  emulators = await startEmulators({ dataDir: dir, host: '127.0.0.1', gatewayPort: 0 });
-  useEmulatorCredentials();
-  setAwsEndpoints(emulators);
-  await provisionResources();
+  emulators = await startLocalBackends(dir);
   deps = {
     tenancy: {
       store: new DynamoTenancyStore(),

@@ -56,8 +56,9 @@ export function buildBandIndex(words: Uint32Array, tokenOffsets: Int32Array, doc
 }
 
 /**
- * Up to `limit` documents matching the most query tokens. Bands shared by more than `commonShare` of the
- * documents say little (like stop words) and are skipped unless nothing else matches.
+ * Up to `limit` documents matching the most query tokens. Posting lists are read shortest first; once
+ * `limit` documents are found, lists shared by more than `commonShare` of the documents (they say little,
+ * like stop words) are left out.
  */
 export function bandCandidates(
   index: BandIndex,
@@ -67,29 +68,35 @@ export function bandCandidates(
   commonShare = 0.2,
 ): Int32Array {
   const hits = new Uint16Array(index.documents);
-  const last = new Int32Array(index.documents).fill(-1);
+  // Which query tokens each document matched already: one bit a token.
+  const words = Math.ceil(queryTokens / 32);
+  const matched = new Uint32Array(index.documents * words);
   const touched: number[] = [];
   const common = Math.max(1, Math.floor(index.documents * commonShare));
-  const collect = (skipCommon: boolean) => {
-    for (let q = 0; q < queryTokens; q++) {
-      for (let band = 0; band < BANDS; band++) {
-        const value = bandOf(query, q, band);
-        const from = index.offsets[band]![value]!;
-        const to = index.offsets[band]![value + 1]!;
-        if (skipCommon && to - from > common) continue;
-        const list = index.postings[band]!;
-        for (let i = from; i < to; i++) {
-          const doc = list[i]!;
-          if (last[doc] === q) continue;
-          last[doc] = q;
-          if (hits[doc] === 0) touched.push(doc);
-          hits[doc] = hits[doc]! + 1;
-        }
-      }
+  const lists: { q: number; band: number; from: number; to: number }[] = [];
+  for (let q = 0; q < queryTokens; q++) {
+    for (let band = 0; band < BANDS; band++) {
+      const value = bandOf(query, q, band);
+      const from = index.offsets[band]![value]!;
+      const to = index.offsets[band]![value + 1]!;
+      if (to > from) lists.push({ q, band, from, to });
     }
-  };
-  collect(true);
-  if (touched.length === 0) collect(false);
+  }
+  lists.sort((a, b) => a.to - a.from - (b.to - b.from));
+  for (const { q, band, from, to } of lists) {
+    if (touched.length >= limit && to - from > common) break;
+    const list = index.postings[band]!;
+    const word = q >> 5;
+    const bit = 1 << (q & 31);
+    for (let i = from; i < to; i++) {
+      const doc = list[i]!;
+      const at = doc * words + word;
+      if (matched[at]! & bit) continue;
+      matched[at] = matched[at]! | bit;
+      if (hits[doc] === 0) touched.push(doc);
+      hits[doc] = hits[doc]! + 1;
+    }
+  }
   if (touched.length <= limit) return Int32Array.from(touched);
   // Counting sort by hits, most first.
   const byHits: number[][] = Array.from({ length: queryTokens + 1 }, () => []);

@@ -31,17 +31,17 @@ describe('band candidates', () => {
     expect([...found].every((doc) => doc !== 2)).toBe(true);
   });
 
-  it('skips bands most documents share, unless nothing else matches', () => {
+  it('leaves out bands most documents share once enough candidates are found', () => {
     const common = Array.from({ length: 20 }, (_, i) => [0x12340000 + i, 0x5678 + i * 0x10000, i, i]);
     const rare = [[0x99990000, 0x1, 0x2, 0x3]];
     const all = [...common, ...rare];
     const built = corpus(all);
     const big = buildBandIndex(built.words, built.offsets, all.length);
-    // 0x1234 (high half of word 0) is in every common document: skipped; 0x0003 (low half of word 3) is rare.
+    // 0x1234 (high half of word 0) is in every common document; 0x0003 (low half of word 3) is rare.
     const query = new Uint32Array([0x1234ffff, 0xffffffff, 0xffffffff, 0x00000003]);
-    expect([...bandCandidates(big, query, 1, 10, 0.2)].sort((a, b) => a - b)).toEqual([3, 20]);
-    // With only the common band to go on, it is used.
-    const onlyCommon = new Uint32Array([0x1234ffff, 0xffffffff, 0xffffffff, 0xffffffff]);
-    expect(bandCandidates(big, onlyCommon, 1, 100, 0.2)).toHaveLength(20);
+    // With a limit the rare band already fills, the common one is left out.
+    expect([...bandCandidates(big, query, 1, 2, 0.2)].sort((a, b) => a - b)).toEqual([3, 20]);
+    // With room for more, the common band is read too.
+    expect(bandCandidates(big, query, 1, 100, 0.2)).toHaveLength(21);
   });
 });

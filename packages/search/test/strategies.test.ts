@@ -126,6 +126,15 @@ describe('ranking strategies', () => {
     expect(results.map((r) => r.id)).toEqual(order);
   });
 
+  it.each(Object.entries(expected))(
+    '%s ranks the same top 3 through band candidates',
+    async (strategy, order) => {
+      const target = { index: banded, schema, textFields: ['title', 'text'] };
+      const results = await rank(target, strategy as RankingStrategy, query(), 3);
+      expect(results.map((r) => r.id)).toEqual(order);
+    },
+  );
+
   it('computes the scores of the table', async () => {
     const target = { index, schema, textFields: ['title', 'text'] };
     const byId = async (strategy: RankingStrategy) =>

@@ -3,8 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HttpError } from '@tessera/core';
-import { provisionResources } from '@tessera/platform';
-import { type Emulators, setAwsEndpoints, startEmulators, useEmulatorCredentials } from '@tessera/runtime';
+import { type Emulators, startLocalBackends } from '@tessera/runtime';
 import { LanceSearchBackend, SchemaCatalog, type SchemaTemplate, type SearchBackend } from '@tessera/search';
 import { afterAll, beforeAll } from 'vitest';
 import { DynamoTenancyStore, type TenancyDeps } from '../src/index';
@@ -50,10 +49,7 @@ export interface TenancyHarness {
 
 export async function startHarness(): Promise<TenancyHarness> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tenancy-'));
-  const emulators = await startEmulators({ dataDir, host: '127.0.0.1', gatewayPort: 0 });
-  useEmulatorCredentials();
-  setAwsEndpoints(emulators);
-  await provisionResources();
+  const emulators = await startLocalBackends(dataDir);
   const backend = new FaultyBackend(new LanceSearchBackend(path.join(dataDir, 'lancedb')));
   const clock = { now: Date.now() };
   const deps: TenancyDeps = {

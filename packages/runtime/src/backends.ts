@@ -1,0 +1,12 @@
+/** In-process AWS backends for tests and tools: emulators started, this process pointed at them, resources created. */
+import { provisionResources } from '@tessera/platform';
+import { type Emulators, startEmulators } from './emulators';
+import { setAwsEndpoints, useEmulatorCredentials } from './env';
+
+export async function startLocalBackends(dataDir: string): Promise<Emulators> {
+  const emulators = await startEmulators({ dataDir, host: '127.0.0.1', gatewayPort: 0 });
+  useEmulatorCredentials();
+  setAwsEndpoints(emulators);
+  await provisionResources();
+  return emulators;
+}
