@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { RankingStrategy } from '@tessera/search';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, type RuntimeProcess, spawnRuntime } from './support/runtime';
 
@@ -41,17 +42,7 @@ afterAll(async () => {
   await rt?.stop();
 });
 
-const strategies = [
-  'bm25_only',
-  'float_float',
-  'binary_binary',
-  'float_binary',
-  'phased',
-  'hybrid_float_bm25',
-  'hybrid_binary_bm25',
-  'hybrid_bm25_float',
-  'hybrid_bm25_binary',
-];
+const strategies = RankingStrategy.options;
 
 describe('POST /search/ (integration)', () => {
   it('finds the passage that answers a question, with the response fields', async () => {

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   EncoderRequestError,
   EncoderResponseError,
@@ -8,11 +8,12 @@ import {
 import {
   closedPortUrl,
   dot,
+  failure,
   patternRow,
   type Reply,
   type SeenRequest,
   startServer,
-  type TestServer,
+  useServer,
 } from './support';
 
 /** Speaks the OpenAI embeddings contract; the vector's first value encodes the input's length. */
@@ -35,24 +36,11 @@ function embeddings(dim: number) {
   };
 }
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to fail');
-}
+const servers = useServer();
 
 describe('OpenAIEmbeddingsEncoder (integration: local HTTP servers)', () => {
   it('posts {input, model} to /v1/embeddings with the bearer key and returns unit vectors', async () => {
-    server = await startServer(embeddings(768));
+    const server = await servers.start(embeddings(768));
     const encoder = new OpenAIEmbeddingsEncoder({
       url: server.url,
       model: 'nomic-ai/nomic-embed-text-v1.5',
@@ -79,7 +67,7 @@ describe('OpenAIEmbeddingsEncoder (integration: local HTTP servers)', () => {
   });
 
   it('sends no Authorization header without a key, and honours /v1 and /embeddings URLs', async () => {
-    server = await startServer(embeddings(768));
+    const server = await servers.start(embeddings(768));
     await new OpenAIEmbeddingsEncoder({ url: `${server.url}/v1`, model: 'm' }).embed(['a'], 'query');
     await new OpenAIEmbeddingsEncoder({ url: `${server.url}/custom/embeddings`, model: 'm' }).embed(
       ['a'],
@@ -90,7 +78,7 @@ describe('OpenAIEmbeddingsEncoder (integration: local HTTP servers)', () => {
   });
 
   it('adds the configured query and document prefixes', async () => {
-    server = await startServer(embeddings(768));
+    const server = await servers.start(embeddings(768));
     const encoder = new OpenAIEmbeddingsEncoder({
       url: server.url,
       model: 'm',
@@ -106,7 +94,7 @@ describe('OpenAIEmbeddingsEncoder (integration: local HTTP servers)', () => {
   });
 
   it('orders embeddings by index and sends inputs in batches', async () => {
-    server = await startServer((request) => {
+    const server = await servers.start((request) => {
       const answer = embeddings(768)(request) as { status: number; json: { data: unknown[] } };
       answer.json.data.reverse();
       return answer;
@@ -121,7 +109,7 @@ describe('OpenAIEmbeddingsEncoder (integration: local HTTP servers)', () => {
   });
 
   it('retries 503 answers and succeeds on the third attempt', async () => {
-    server = await startServer((request, count) =>
+    const server = await servers.start((request, count) =>
       count <= 2 ? { status: 503, text: 'upstream busy' } : embeddings(768)(request),
     );
     const vectors = await new OpenAIEmbeddingsEncoder({ url: server.url, model: 'm', retries: 2 }).embed(
@@ -133,7 +121,10 @@ describe('OpenAIEmbeddingsEncoder (integration: local HTTP servers)', () => {
   });
 
   it('fails with EncoderUnavailableError naming embeddings and the URL when every attempt answers 500', async () => {
-    server = await startServer(() => ({ status: 500, json: { error: { message: 'engine crashed' } } }));
+    const server = await servers.start(() => ({
+      status: 500,
+      json: { error: { message: 'engine crashed' } },
+    }));
     const error = await failure(
       new OpenAIEmbeddingsEncoder({ url: server.url, model: 'm', retries: 1 }).embed(['x'], 'query'),
     );
@@ -145,7 +136,7 @@ describe('OpenAIEmbeddingsEncoder (integration: local HTTP servers)', () => {
   });
 
   it('gives up on a server that never answers once the timeout passes', async () => {
-    server = await startServer(() => 'hang');
+    const server = await servers.start(() => 'hang');
     const started = Date.now();
     const error = await failure(
       new OpenAIEmbeddingsEncoder({ url: server.url, model: 'm', timeoutMs: 200, retries: 0 }).embed(
@@ -174,7 +165,7 @@ describe('OpenAIEmbeddingsEncoder (integration: local HTTP servers)', () => {
   });
 
   it('does not retry a 401 and reports the OpenAI error message', async () => {
-    server = await startServer(() => ({
+    const server = await servers.start(() => ({
       status: 401,
       json: { error: { message: 'Incorrect API key provided' } },
     }));
@@ -193,7 +184,7 @@ describe('OpenAIEmbeddingsEncoder (integration: local HTTP servers)', () => {
   });
 
   it('rejects embeddings of another dimension than expected', async () => {
-    server = await startServer(embeddings(384));
+    const server = await servers.start(embeddings(384));
     const error = await failure(
       new OpenAIEmbeddingsEncoder({ url: server.url, model: 'm' }).embed(['x'], 'query'),
     );
@@ -207,7 +198,7 @@ describe('OpenAIEmbeddingsEncoder (integration: local HTTP servers)', () => {
   });
 
   it('rejects an answer that is not JSON', async () => {
-    server = await startServer(() => ({ status: 200, text: '<html>proxy login</html>' }));
+    const server = await servers.start(() => ({ status: 200, text: '<html>proxy login</html>' }));
     const error = await failure(
       new OpenAIEmbeddingsEncoder({ url: server.url, model: 'm' }).embed(['x'], 'query'),
     );

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   EncoderRequestError,
   EncoderResponseError,
@@ -9,12 +9,13 @@ import {
 } from '../src/index';
 import {
   closedPortUrl,
+  failure,
   patternRow,
   type Reply,
   rowNorms,
   type SeenRequest,
   startServer,
-  type TestServer,
+  useServer,
 } from './support';
 
 /** Speaks the vLLM pooling contract: one row per whitespace-separated word of each input. */
@@ -34,24 +35,11 @@ function pooling(request: SeenRequest): Reply {
   };
 }
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to fail');
-}
+const servers = useServer();
 
 describe('PoolingEncoder (integration: local HTTP servers)', () => {
   it('posts {input, model, is_query} to /pooling and parses per-token vectors', async () => {
-    server = await startServer(pooling);
+    const server = await servers.start(pooling);
     const encoder = new PoolingEncoder({ url: server.url, model: 'lightonai/GTE-ModernColBERT-v1' });
     expect(encoder.name).toBe('pooling:lightonai/GTE-ModernColBERT-v1');
     const [query] = await encoder.encode(['tenant search'], 'query');
@@ -79,7 +67,7 @@ describe('PoolingEncoder (integration: local HTTP servers)', () => {
   });
 
   it('keeps a URL that already ends with /pooling and sends inputs in batches', async () => {
-    server = await startServer(pooling);
+    const server = await servers.start(pooling);
     const encoder = new PoolingEncoder({ url: `${server.url}/pooling/`, model: 'm', batchSize: 2 });
     const results = await encoder.encode(['a1 b1', 'a2', 'a3 b3 c3', 'a4', 'a5'], 'document');
     expect(results.map((r) => r.tokens)).toEqual([2, 1, 3, 1, 1]);
@@ -91,7 +79,7 @@ describe('PoolingEncoder (integration: local HTTP servers)', () => {
   });
 
   it('orders results by their index', async () => {
-    server = await startServer((request) => {
+    const server = await servers.start((request) => {
       const answer = pooling(request) as { status: number; json: { data: unknown[] } };
       answer.json.data.reverse();
       return answer;
@@ -104,7 +92,7 @@ describe('PoolingEncoder (integration: local HTTP servers)', () => {
   });
 
   it('retries 503 answers and succeeds on the third attempt', async () => {
-    server = await startServer((request, count) =>
+    const server = await servers.start((request, count) =>
       count <= 2 ? { status: 503, json: { message: 'model loading' } } : pooling(request),
     );
     const [result] = await new PoolingEncoder({ url: server.url, model: 'm', retries: 2 }).encode(
@@ -116,7 +104,7 @@ describe('PoolingEncoder (integration: local HTTP servers)', () => {
   });
 
   it('fails with EncoderUnavailableError naming pooling and the URL when every attempt answers 500', async () => {
-    server = await startServer(() => ({ status: 500, json: { message: 'CUDA out of memory' } }));
+    const server = await servers.start(() => ({ status: 500, json: { message: 'CUDA out of memory' } }));
     const error = await failure(
       new PoolingEncoder({ url: server.url, model: 'm', retries: 2 }).encode(['x y'], 'query'),
     );
@@ -129,7 +117,7 @@ describe('PoolingEncoder (integration: local HTTP servers)', () => {
   });
 
   it('gives up on a server that never answers once the timeout passes', async () => {
-    server = await startServer(() => 'hang');
+    const server = await servers.start(() => 'hang');
     const started = Date.now();
     const error = await failure(
       new PoolingEncoder({ url: server.url, model: 'm', timeoutMs: 200, retries: 1 }).encode(
@@ -162,7 +150,7 @@ describe('PoolingEncoder (integration: local HTTP servers)', () => {
   });
 
   it('does not retry a 400 and reports the server message', async () => {
-    server = await startServer(() => ({
+    const server = await servers.start(() => ({
       status: 400,
       json: { object: 'error', message: 'This model does not support the pooling task', code: 400 },
     }));
@@ -177,7 +165,7 @@ describe('PoolingEncoder (integration: local HTTP servers)', () => {
   });
 
   it('rejects token vectors that do not have 128 dimensions', async () => {
-    server = await startServer(() => ({
+    const server = await servers.start(() => ({
       status: 200,
       json: { data: [{ index: 0, data: [patternRow(0, 96)] }] },
     }));
@@ -191,7 +179,7 @@ describe('PoolingEncoder (integration: local HTTP servers)', () => {
   });
 
   it('rejects an answer with fewer results than inputs or of another shape', async () => {
-    server = await startServer((_request, count) =>
+    const server = await servers.start((_request, count) =>
       count === 1
         ? { status: 200, json: { data: [{ index: 0, data: [patternRow(0, TOKEN_DIM)] }] } }
         : { status: 200, json: { embeddings: [] } },

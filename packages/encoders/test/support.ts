@@ -1,6 +1,7 @@
 /** Helpers shared by the encoder tests: vector maths and small contract-speaking HTTP servers on 127.0.0.1. */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 import type { MultiVector } from '../src/index';
 import { TOKEN_DIM } from '../src/index';
 
@@ -97,4 +98,29 @@ export async function closedPortUrl(): Promise<string> {
 /** A deterministic non-normalized row of `dim` floats whose signs alternate in a known pattern. */
 export function patternRow(seed: number, dim: number): number[] {
   return Array.from({ length: dim }, (_, i) => ((i * 7 + seed) % 5) - 2 + 0.5);
+}
+
+/** Starts test servers for a test file; each is closed after its test. */
+export function useServer(): { start(...args: Parameters<typeof startServer>): Promise<TestServer> } {
+  let current: TestServer | undefined;
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return {
+    async start(...args) {
+      current = await startServer(...args);
+      return current;
+    },
+  };
+}
+
+/** The error a call fails with; throws if it succeeds. */
+export async function failure(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected the call to fail');
 }
