@@ -5,16 +5,7 @@ import {
   EncoderUnavailableError,
   OpenAIEmbeddingsEncoder,
 } from '../src/index';
-import {
-  closedPortUrl,
-  dot,
-  failure,
-  patternRow,
-  type Reply,
-  type SeenRequest,
-  startServer,
-  useServer,
-} from './support';
+import { closedPortUrl, dot, failure, patternRow, type Reply, type SeenRequest, useServer } from './support';
 
 /** Speaks the OpenAI embeddings contract; the vector's first value encodes the input's length. */
 function embeddings(dim: number) {

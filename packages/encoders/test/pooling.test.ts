@@ -14,7 +14,6 @@ import {
   type Reply,
   rowNorms,
   type SeenRequest,
-  startServer,
   useServer,
 } from './support';
 
