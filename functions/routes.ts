@@ -24,6 +24,21 @@ export interface ScheduleDef {
   atStartup: boolean;
 }
 
+/** A worker fed by a queue (an SQS event source mapping in AWS, a poller in the local runtime). */
+export interface QueueWorkerDef {
+  name: string;
+  /** Key of the queue in the shared resource definition. */
+  queue: 'ingestion';
+  /** Reads the queue's dead-letter queue instead. */
+  deadLetter?: boolean;
+  handler: string;
+  batchSize: number;
+  /** Batches handled at once (Lambda's maximum concurrency of the mapping; pollers locally). */
+  concurrency: number;
+  timeoutSeconds: number;
+  memoryMb?: number;
+}
+
 export const routes: RouteDef[] = [
   { method: 'GET', path: '/health', handler: 'http/health.health' },
 
@@ -84,6 +99,17 @@ export const routes: RouteDef[] = [
     streaming: true,
     timeoutSeconds: 900,
   },
+  {
+    method: 'POST',
+    path: '/ingestion/upload',
+    handler: 'http/ingestion.upload',
+    timeoutSeconds: 29,
+    memoryMb: 2048,
+  },
+  { method: 'POST', path: '/ingestion/uploads', handler: 'http/ingestion.presign' },
+  { method: 'POST', path: '/ingestion/start', handler: 'http/ingestion.start', timeoutSeconds: 29 },
+  { method: 'GET', path: '/ingestion/{id}/events', handler: 'http/ingestion.status' },
+
   { method: 'POST', path: '/events/workflows/{workflow_id}/cancel', handler: 'http/events.cancelWorkflow' },
   { method: 'POST', path: '/events/ingestion/{job_id}/cancel', handler: 'http/events.cancelIngestion' },
   { method: 'GET', path: '/events/queues', handler: 'http/events.queues' },
@@ -101,6 +127,34 @@ export const schedules: ScheduleDef[] = [
     handler: 'workers/maintenance.migrateSchemas',
     rateMinutes: 5,
     atStartup: true,
+  },
+  {
+    name: 'ingestion-recovery',
+    handler: 'workers/ingestion.recoverJobs',
+    rateMinutes: 15,
+    atStartup: false,
+  },
+];
+
+export const queueWorkers: QueueWorkerDef[] = [
+  {
+    name: 'ingestion-worker',
+    queue: 'ingestion',
+    handler: 'workers/ingestion.processJobs',
+    // One job a batch: a job that fails is redelivered alone.
+    batchSize: 1,
+    concurrency: 2,
+    timeoutSeconds: 900,
+    memoryMb: 3008,
+  },
+  {
+    name: 'ingestion-dead-letters',
+    queue: 'ingestion',
+    deadLetter: true,
+    handler: 'workers/ingestion.deadLetters',
+    batchSize: 10,
+    concurrency: 1,
+    timeoutSeconds: 60,
   },
 ];
 

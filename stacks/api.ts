@@ -3,17 +3,23 @@
  * `$default` route for every other request, Function URLs for response-streaming routes, and the schedules.
  */
 import {
+  type QueueWorkerDef,
   type RouteDef,
   type ScheduleDef,
   fallbackHandler as sharedFallbackHandler,
+  queueWorkers as sharedQueueWorkers,
   routes as sharedRoutes,
   schedules as sharedSchedules,
   splitHandler,
 } from '@tessera/functions/routes';
+import { bucketNotifications } from '@tessera/platform/resources';
 import { AssetHashType, CfnOutput, Duration } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as s3n from 'aws-cdk-lib/aws-s3-notifications';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
@@ -36,6 +42,8 @@ export interface ApiProps {
   fallbackHandler?: string;
   /** Defaults to the shared schedules. */
   schedules?: readonly ScheduleDef[];
+  /** Defaults to the shared queue workers. */
+  queueWorkers?: readonly QueueWorkerDef[];
 }
 
 interface FunctionSpec {
@@ -65,7 +73,13 @@ export class Api extends Construct {
     const routes = props.routes ?? sharedRoutes;
     const fallbackHandler = props.fallbackHandler ?? sharedFallbackHandler;
     const schedules = props.schedules ?? sharedSchedules;
-    const handlers = [fallbackHandler, ...routes.map((r) => r.handler), ...schedules.map((s) => s.handler)];
+    const queueWorkers = props.queueWorkers ?? sharedQueueWorkers;
+    const handlers = [
+      fallbackHandler,
+      ...routes.map((r) => r.handler),
+      ...schedules.map((s) => s.handler),
+      ...queueWorkers.map((w) => w.handler),
+    ];
     this.bundles = bundleHandlerModules(handlers.map((handler) => splitHandler(handler).module));
 
     const fallback = this.createFunction({
@@ -118,7 +132,43 @@ export class Api extends Construct {
       });
     }
 
+    for (const worker of queueWorkers) this.addQueueWorker(worker);
+    for (const notification of bucketNotifications) {
+      props.storage.buckets[notification.bucket].addEventNotification(
+        s3.EventType.OBJECT_CREATED,
+        new s3n.SqsDestination(props.queues.queues[notification.queue]),
+        { prefix: notification.prefix },
+      );
+    }
+
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.apiEndpoint, description: 'Tessera HTTP API' });
+  }
+
+  /**
+   * A queue's worker: an SQS event source mapping reporting partial batch failures, so only the failed
+   * messages of a batch are redelivered (and go to the dead-letter queue after its receive limit).
+   */
+  private addQueueWorker(worker: QueueWorkerDef): void {
+    const { queues } = this.props;
+    const queue = worker.deadLetter ? queues.deadLetterQueues[worker.queue] : queues.queues[worker.queue];
+    if (!queue) throw new Error(`Queue worker ${worker.name} reads a dead-letter queue ${worker.queue} has not`);
+    const name = `${pascalCase(worker.name)}Worker`;
+    const fn = this.createFunction({
+      name,
+      handler: worker.handler,
+      description: `Queue worker ${worker.name}`,
+      timeoutSeconds: worker.timeoutSeconds,
+      memoryMb: worker.memoryMb,
+    });
+    this.functions.set(worker.name, fn);
+    fn.addEventSource(
+      new SqsEventSource(queue, {
+        batchSize: worker.batchSize,
+        reportBatchItemFailures: true,
+        // Lambda's floor for a mapping's maximum concurrency is 2.
+        maxConcurrency: Math.max(2, worker.concurrency),
+      }),
+    );
   }
 
   /**

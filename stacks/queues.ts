@@ -2,6 +2,7 @@
 import { type QueueDef, queues as queueDefinitions } from '@tessera/platform/resources';
 import { Duration } from 'aws-cdk-lib';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { mapDefinitions, pascalCase } from './definitions';
@@ -26,6 +27,15 @@ export class Queues extends Construct {
           enforceSSL: true,
         });
         this.deadLetterQueues[key] = queue;
+        // Anything in a dead-letter queue is a job that failed every delivery: someone should look.
+        new cloudwatch.Alarm(this, `${name}DeadLetterAlarm`, {
+          alarmDescription: `Messages in the ${definition.name} dead-letter queue: jobs that failed ${definition.deadLetter.maxReceiveCount} deliveries`,
+          metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),
+          threshold: 0,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        });
         deadLetterQueue = { queue, maxReceiveCount: definition.deadLetter.maxReceiveCount };
       }
       return new sqs.Queue(this, `${name}Queue`, {

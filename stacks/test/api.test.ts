@@ -1,5 +1,12 @@
-import { fallbackHandler, type RouteDef, routes, schedules, splitHandler } from '@tessera/functions/routes';
-import { buckets, queues, tables } from '@tessera/platform/resources';
+import {
+  fallbackHandler,
+  queueWorkers,
+  type RouteDef,
+  routes,
+  schedules,
+  splitHandler,
+} from '@tessera/functions/routes';
+import { bucketNotifications, buckets, queues, tables } from '@tessera/platform/resources';
 import {
   Api,
   type ApiProps,
@@ -163,6 +170,47 @@ describe('Api', () => {
       });
       template.hasResourceProperties('AWS::Lambda::Function', {
         Handler: `index.${splitHandler(schedule.handler).exportName}`,
+      });
+    }
+  });
+
+  it('feeds each queue worker from its queue with partial batch failures, in a function of its own', () => {
+    const { stack, api, queues: queueConstruct, template } = shared;
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', queueWorkers.length);
+    for (const worker of queueWorkers) {
+      const fn = api.functions.get(worker.name)!;
+      const queue = worker.deadLetter
+        ? queueConstruct.deadLetterQueues[worker.queue]!
+        : queueConstruct.queues[worker.queue];
+      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: logicalId(stack, fn) },
+        EventSourceArn: { 'Fn::GetAtt': [logicalId(stack, queue), 'Arn'] },
+        BatchSize: worker.batchSize,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+      const properties = template.toJSON().Resources[logicalId(stack, fn)].Properties;
+      expect(properties.Handler).toBe(`index.${splitHandler(worker.handler).exportName}`);
+      expect(properties.Timeout).toBe(worker.timeoutSeconds);
+      // Lambda refuses a mapping whose queue hides messages for less time than the function may run.
+      expect(queues[worker.queue].visibilityTimeoutSeconds).toBeGreaterThanOrEqual(worker.timeoutSeconds);
+    }
+  });
+
+  it('notifies the queue of objects created under each notified bucket prefix', () => {
+    const { stack, storage, queues: queueConstruct, template } = shared;
+    expect(bucketNotifications.length).toBeGreaterThan(0);
+    for (const notification of bucketNotifications) {
+      template.hasResourceProperties('Custom::S3BucketNotifications', {
+        BucketName: { Ref: logicalId(stack, storage.buckets[notification.bucket]) },
+        NotificationConfiguration: {
+          QueueConfigurations: Match.arrayWith([
+            Match.objectLike({
+              Events: ['s3:ObjectCreated:*'],
+              QueueArn: { 'Fn::GetAtt': [logicalId(stack, queueConstruct.queues[notification.queue]), 'Arn'] },
+              Filter: { Key: { FilterRules: [{ Name: 'prefix', Value: notification.prefix }] } },
+            }),
+          ]),
+        },
       });
     }
   });

@@ -90,4 +90,19 @@ describe('Queues', () => {
     }
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: variables } });
   });
+
+  it('raises an alarm as soon as a dead-letter queue holds a message', () => {
+    for (const key of queueKeys) {
+      const deadLetterQueue = construct.deadLetterQueues[key];
+      if (!deadLetterQueue) continue;
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Namespace: 'AWS/SQS',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(deadLetterQueue), 'QueueName'] } }],
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        EvaluationPeriods: 1,
+      });
+    }
+  });
 });

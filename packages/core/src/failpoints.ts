@@ -13,3 +13,11 @@ const armed = new Set(
 export function failpoint(name: string): void {
   if (armed.size > 0 && armed.has(name)) process.kill(process.pid, 'SIGKILL');
 }
+
+/**
+ * A fault instead of a crash: `TESSERA_FAILPOINTS=ingestion.file:poison.md` makes the point of that name
+ * throw, as a bug that fails on one input would, so retry and dead-letter paths can be exercised.
+ */
+export function faultpoint(name: string): void {
+  if (armed.size > 0 && armed.has(name)) throw new Error(`Fault injected at ${name}`);
+}

@@ -58,6 +58,28 @@ export class TaskReporter {
     return reporter;
   }
 
+  /**
+   * Takes over an existing task's lease (a worker claiming a queued ingestion job that waited under
+   * `from`); undefined when another live producer holds it or the task ended.
+   */
+  static async attach(
+    store: TaskEventStore,
+    options: { taskId: string; from: string; leaseMs?: number; pollMs?: number },
+  ): Promise<TaskReporter | undefined> {
+    const leaseMs = options.leaseMs ?? PRODUCER_LEASE_MS;
+    const reporter = new TaskReporter(store, options.taskId, leaseMs, options.pollMs ?? 500);
+    const state = await store.takeOver(options.taskId, options.from, reporter.owner, leaseMs).catch((error) => {
+      reporter.stop();
+      throw error;
+    });
+    if (!state) {
+      reporter.stop();
+      return undefined;
+    }
+    if (state.cancelled) reporter.cancelReason = state.reason ?? 'cancelled';
+    return reporter;
+  }
+
   private async tick(): Promise<void> {
     if (Date.now() - this.lastRenewal < this.leaseMs / 2 && this.cancelReason !== undefined) return;
     try {

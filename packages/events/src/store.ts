@@ -251,6 +251,39 @@ export class TaskEventStore {
     return { cancelled: record.cancel_requested, reason: record.cancel_reason };
   }
 
+  /**
+   * Hands a task's lease to `owner`: from `from` (the lease a queued ingestion job waits under), or from
+   * anyone once their lease lapsed (a worker that crashed). Undefined when someone else holds it or it ended.
+   */
+  async takeOver(
+    taskId: string,
+    from: string,
+    owner: string,
+    leaseMs: number,
+  ): Promise<{ cancelled: boolean; reason?: string } | undefined> {
+    const updated = await conditional(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.queues,
+          Key: { task_id: taskId },
+          UpdateExpression: 'SET lease_expires_at = :until, lease_owner = :owner',
+          ConditionExpression: 'ended = :false AND (lease_owner = :from OR lease_expires_at <= :now)',
+          ExpressionAttributeValues: {
+            ':until': this.now() + leaseMs,
+            ':owner': owner,
+            ':from': from,
+            ':false': false,
+            ':now': this.now(),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    if (!updated) return undefined;
+    const record = updated.Attributes as TaskRecord;
+    return { cancelled: record.cancel_requested, reason: record.cancel_reason };
+  }
+
   /** Records a cancellation; the first reason stays. */
   async cancel(
     taskId: string,

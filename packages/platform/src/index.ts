@@ -3,5 +3,5 @@ export { hasCustomEndpoint, platformEnv, resourceName } from './env';
 export type { ServiceHealth } from './health';
 export { awsServicesHealth, probe } from './health';
 export { provisionResources } from './provision';
-export type { BucketDef, QueueDef, TableDef } from './resources';
-export { buckets, queues, tables } from './resources';
+export type { BucketDef, NotificationDef, QueueDef, TableDef } from './resources';
+export { bucketNotifications, buckets, queues, tables } from './resources';

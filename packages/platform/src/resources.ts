@@ -54,6 +54,21 @@ export const tables = {
     sortKey: 'offset_key',
     ttlAttribute: 'expires_at',
   },
+  /** One row an ingestion job: its tenant, files, state, deliveries and result. */
+  ingestionJobs: { name: 'ingestion-jobs', envVar: 'TESSERA_TABLE_INGESTION_JOBS', partitionKey: 'job_id' },
+  /** What each source of a tenant's profile was last ingested from (content hash), so re-uploads skip. */
+  ingestionSources: {
+    name: 'ingestion-sources',
+    envVar: 'TESSERA_TABLE_INGESTION_SOURCES',
+    partitionKey: 'tenant_profile',
+    sortKey: 'source_doc_id',
+  },
+  /** A tenant's running ingestion jobs, bounded so one tenant's burst cannot starve the others. */
+  ingestionSlots: {
+    name: 'ingestion-slots',
+    envVar: 'TESSERA_TABLE_INGESTION_SLOTS',
+    partitionKey: 'tenant_id',
+  },
 } satisfies Record<string, TableDef>;
 
 export const queues = {
@@ -69,3 +84,15 @@ export const buckets = {
   uploads: { name: 'uploads', envVar: 'TESSERA_BUCKET_UPLOADS' },
   search: { name: 'search', envVar: 'TESSERA_BUCKET_SEARCH' },
 } satisfies Record<string, BucketDef>;
+
+/** Object-created notifications from a bucket prefix to a queue (S3 event notifications in AWS). */
+export interface NotificationDef {
+  bucket: keyof typeof buckets;
+  prefix: string;
+  queue: keyof typeof queues;
+}
+
+export const bucketNotifications: NotificationDef[] = [
+  // Presigned uploads land under incoming/; their arrival starts the job.
+  { bucket: 'uploads', prefix: 'incoming/', queue: 'ingestion' },
+];

@@ -3,6 +3,7 @@
  * (S3, objects on disk), behind one gateway endpoint that routes each request to its emulator the way
  * LocalStack's single endpoint does.
  */
+import type { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +19,8 @@ export interface Emulators {
   dynamodb: string;
   sqs: string;
   s3: string;
+  /** S3 event notifications (`{Records: [...]}`) of every object written or removed. */
+  onS3Event(listener: (event: unknown) => void): void;
   stop(): Promise<void>;
 }
 
@@ -111,6 +114,10 @@ export async function startEmulators(options: {
   return {
     gateway: gatewayUrl,
     ...urls,
+    onS3Event(listener) {
+      // s3rver is a Koa application, an event emitter its typings leave out.
+      (s3 as unknown as EventEmitter).on('event', listener);
+    },
     async stop() {
       await close(gateway);
       await Promise.allSettled([close(dynamo), sqs.stop(), s3.close()]);

@@ -14,6 +14,10 @@ const schema = z.object({
   AWS_ACCESS_KEY_ID: z.string().optional(),
   /** `off` disables the local scheduler (schedules still run once at start when they ask to). */
   TESSERA_SCHEDULER: z.enum(['on', 'off']).default('on'),
+  /** `off` stops this process from consuming queues (another runtime or Lambda does). */
+  TESSERA_QUEUE_WORKERS: z.enum(['on', 'off']).default('on'),
+  /** Visibility timeout of messages the local pollers receive; default the queue's own (15 minutes). */
+  TESSERA_QUEUE_VISIBILITY_SECONDS: z.coerce.number().int().min(0).max(43_200).optional(),
 });
 
 const parsed = schema.safeParse(process.env);

@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { platformEnv, provisionResources } from '@tessera/platform';
+import { platformEnv, provisionResources, queues, resourceName } from '@tessera/platform';
 import { type Emulators, startEmulators } from './emulators';
 import {
   runtimeEnv,
@@ -18,6 +18,7 @@ import {
 import type { LoadedRoute } from './http-server';
 import { createApiServer } from './http-server';
 import { installAwsLambdaGlobal } from './lambda-shim';
+import { forwardS3Notifications, type LoadedQueueWorker, startQueuePollers } from './queue-poller';
 import { startScheduler } from './scheduler';
 
 const functionsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../functions');
@@ -59,6 +60,7 @@ export async function startRuntime(): Promise<Runtime> {
 
   let server: Server | undefined;
   let stopScheduler = () => {};
+  let stopPollers = async () => {};
   try {
     if (runtimeEnv.TESSERA_CLOUD !== 'aws') await provisionResources();
     const table: RouteTable = await import(pathToFileURL(path.join(functionsDir, 'routes.ts')).href);
@@ -89,7 +91,31 @@ export async function startRuntime(): Promise<Runtime> {
       api.listen(runtimeEnv.TESSERA_PORT, runtimeEnv.TESSERA_HOST, resolve);
     });
     stopScheduler = startScheduler(schedules, { periodic: runtimeEnv.TESSERA_SCHEDULER === 'on' });
+    if (emulators) {
+      forwardS3Notifications(emulators.onS3Event);
+      // The emulated queues keep messages in memory only: jobs left unfinished by the last run go back on.
+      const recover = await loadExport('workers/ingestion.recoverJobs', table.splitHandler);
+      await recover({ idleSeconds: 0 });
+    }
+    if (runtimeEnv.TESSERA_QUEUE_WORKERS === 'on') {
+      const workers: LoadedQueueWorker[] = await Promise.all(
+        table.queueWorkers.map(async (worker) => {
+          const queue = queues[worker.queue];
+          return {
+            name: worker.name,
+            queueName: resourceName(worker.deadLetter ? queue.deadLetter : queue),
+            batchSize: worker.batchSize,
+            concurrency: worker.concurrency,
+            run: await loadExport(worker.handler, table.splitHandler),
+          };
+        }),
+      );
+      stopPollers = await startQueuePollers(workers, {
+        visibilitySeconds: runtimeEnv.TESSERA_QUEUE_VISIBILITY_SECONDS,
+      });
+    }
   } catch (error) {
+    await stopPollers();
     await emulators?.stop();
     throw error;
   }
@@ -101,6 +127,7 @@ export async function startRuntime(): Promise<Runtime> {
     emulatorUrl: emulators?.gateway,
     async stop() {
       stopScheduler();
+      await stopPollers();
       await new Promise<void>((resolve) => {
         listening.close(() => resolve());
         listening.closeAllConnections();

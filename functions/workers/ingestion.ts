@@ -1,0 +1,17 @@
+/** Ingestion workers: the queue's event source, its dead-letter queue, and recovery of idle jobs. */
+import { ingestion, processDeadLetters, processRecords, recoverIdleJobs } from '@tessera/ingestion';
+import { log } from '@tessera/core';
+import type { SQSEvent } from 'aws-lambda';
+
+const deps = ingestion();
+
+export const processJobs = (event: SQSEvent) => processRecords(deps, event.Records);
+
+export const deadLetters = (event: SQSEvent) => processDeadLetters(deps, event.Records);
+
+/** Scheduled: jobs idle past the queue's visibility timeout are queued again (`idleSeconds` overrides). */
+export const recoverJobs = async (event: { idleSeconds?: number } = {}) => {
+  const requeued = await recoverIdleJobs(deps, (event.idleSeconds ?? 20 * 60) * 1000);
+  if (requeued.length > 0) log.info('ingestion jobs queued again', { jobs: requeued });
+  return { requeued };
+};

@@ -1,0 +1,17 @@
+export type { IngestionDeps } from './deps';
+export { ingestionEnv } from './env';
+export { ContentError } from './errors';
+export { JobStore } from './jobs';
+export { INCOMING_PREFIX, jobOfIncomingKey } from './keys';
+export type { FileResult, JobRecord, JobState, UploadResult } from './model';
+export { TERMINAL_STATES } from './model';
+export { parseMultipart } from './multipart';
+export { decodeText, htmlToText, pdfPages } from './pipelines/documents';
+export { profileFor } from './routing';
+export type { StatusEntry } from './status';
+export { statusEntry } from './status';
+export { enqueueJob, presignUpload, startRun, submitUpload } from './submit';
+export { jobStatus, waitForJob } from './queries';
+export { jobsOfMessage, processDeadLetters, processRecords, runJob } from './worker';
+export { recoverIdleJobs } from './recovery';
+export { ingestion } from './wiring';

@@ -1,0 +1,222 @@
+/**
+ * Ingestion job records, per-source content hashes and per-tenant run slots in DynamoDB. Every write is a
+ * conditional update, so redelivered messages and concurrent workers cannot move a job backwards.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { ConflictError } from '@tessera/core';
+import { documentClient, resourceName, tables } from '@tessera/platform';
+import type { JobRecord, JobState } from './model';
+
+async function conditional<T>(write: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
+}
+
+export interface SourceRecord {
+  content_hash: string;
+  job_id: string;
+  chunks: number;
+  updated_at: number;
+}
+
+export class JobStore {
+  private readonly jobs = resourceName(tables.ingestionJobs);
+  private readonly sources = resourceName(tables.ingestionSources);
+  private readonly slots = resourceName(tables.ingestionSlots);
+
+  constructor(
+    private readonly client: DynamoDBDocumentClient = documentClient(),
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async create(job: JobRecord): Promise<void> {
+    const stored = await conditional(() =>
+      this.client.send(
+        new PutCommand({ TableName: this.jobs, Item: job, ConditionExpression: 'attribute_not_exists(job_id)' }),
+      ),
+    );
+    if (!stored) throw new ConflictError(`Ingestion job ${job.job_id} already exists`);
+  }
+
+  async get(jobId: string): Promise<JobRecord | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.jobs, Key: { job_id: jobId }, ConsistentRead: true }),
+    );
+    return Item as JobRecord | undefined;
+  }
+
+  /** A worker takes the job up: `running`, one more delivery. Undefined when the job has already ended. */
+  async claim(jobId: string): Promise<JobRecord | undefined> {
+    const updated = await conditional(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.jobs,
+          Key: { job_id: jobId },
+          UpdateExpression: 'SET #state = :running, updated_at = :now ADD deliveries :one',
+          ConditionExpression: '#state IN (:queued, :running)',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':running': 'running', ':queued': 'queued', ':now': this.now(), ':one': 1 },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    return updated?.Attributes as JobRecord | undefined;
+  }
+
+  /** Ends the job once; false when it had already ended. */
+  async settle(jobId: string, state: JobState, fields: Partial<JobRecord>): Promise<boolean> {
+    const values: Record<string, unknown> = {
+      ':state': state,
+      ':now': this.now(),
+      ':queued': 'queued',
+      ':running': 'running',
+    };
+    // Every field through a placeholder: `error`, `result` and others are reserved words in expressions.
+    const names: Record<string, string> = { '#state': 'state' };
+    const sets = ['#state = :state', 'updated_at = :now'];
+    for (const [name, value] of Object.entries(fields)) {
+      if (value === undefined) continue;
+      names[`#${name}`] = name;
+      values[`:${name}`] = value;
+      sets.push(`#${name} = :${name}`);
+    }
+    const updated = await conditional(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.jobs,
+          Key: { job_id: jobId },
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: '#state IN (:queued, :running)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      ),
+    );
+    return updated !== undefined;
+  }
+
+  /** Jobs not ended whose last change is older than `idleMs`: their messages may be gone. */
+  async idle(idleMs: number): Promise<JobRecord[]> {
+    const found: JobRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new ScanCommand({
+          TableName: this.jobs,
+          FilterExpression: '#state IN (:queued, :running) AND updated_at <= :before',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':queued': 'queued',
+            ':running': 'running',
+            ':before': this.now() - idleMs,
+          },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      found.push(...((page.Items ?? []) as JobRecord[]));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return found;
+  }
+
+  async source(tenantId: string, profile: string, sourceDocId: string): Promise<SourceRecord | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.sources,
+        Key: { tenant_profile: `${tenantId}|${profile}`, source_doc_id: sourceDocId },
+        ConsistentRead: true,
+      }),
+    );
+    return Item as SourceRecord | undefined;
+  }
+
+  async recordSource(tenantId: string, profile: string, sourceDocId: string, record: SourceRecord): Promise<void> {
+    await this.client.send(
+      new PutCommand({
+        TableName: this.sources,
+        Item: { tenant_profile: `${tenantId}|${profile}`, source_doc_id: sourceDocId, ...record },
+      }),
+    );
+  }
+
+  /**
+   * Takes one of the tenant's run slots for a job (held until `leaseMs` from now, so a crashed worker's
+   * slot frees itself). False when every slot is held by another live job.
+   */
+  async acquireSlot(tenantId: string, jobId: string, max: number, leaseMs: number): Promise<boolean> {
+    const now = this.now();
+    const take = () =>
+      conditional(() =>
+        this.client.send(
+          new UpdateCommand({
+            TableName: this.slots,
+            Key: { tenant_id: tenantId },
+            UpdateExpression: 'SET held.#job = :until',
+            ConditionExpression: 'attribute_exists(held) AND (size(held) < :max OR attribute_exists(held.#job))',
+            ExpressionAttributeNames: { '#job': jobId },
+            ExpressionAttributeValues: { ':until': now + leaseMs, ':max': max },
+          }),
+        ),
+      );
+    if (await take()) return true;
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.slots, Key: { tenant_id: tenantId }, ConsistentRead: true }),
+    );
+    if (!Item) {
+      // First job of the tenant: create the slot row (a racing creator is fine), then take a slot.
+      await conditional(() =>
+        this.client.send(
+          new PutCommand({
+            TableName: this.slots,
+            Item: { tenant_id: tenantId, held: {} },
+            ConditionExpression: 'attribute_not_exists(tenant_id)',
+          }),
+        ),
+      );
+      return (await take()) !== undefined;
+    }
+    const lapsed = Object.entries((Item.held ?? {}) as Record<string, number>).filter(([, until]) => until <= now);
+    if (lapsed.length === 0) return false;
+    for (const [holder, until] of lapsed) {
+      await conditional(() =>
+        this.client.send(
+          new UpdateCommand({
+            TableName: this.slots,
+            Key: { tenant_id: tenantId },
+            UpdateExpression: 'REMOVE held.#holder',
+            ConditionExpression: 'held.#holder = :until',
+            ExpressionAttributeNames: { '#holder': holder },
+            ExpressionAttributeValues: { ':until': until },
+          }),
+        ),
+      );
+    }
+    return (await take()) !== undefined;
+  }
+
+  async releaseSlot(tenantId: string, jobId: string): Promise<void> {
+    await conditional(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.slots,
+          Key: { tenant_id: tenantId },
+          UpdateExpression: 'REMOVE held.#job',
+          ConditionExpression: 'attribute_exists(tenant_id)',
+          ExpressionAttributeNames: { '#job': jobId },
+        }),
+      ),
+    );
+  }
+}

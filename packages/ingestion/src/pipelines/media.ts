@@ -1,0 +1,17 @@
+/** Video, audio and images are accepted but not processed yet: the job says so, nothing is made up. */
+import { ContentError } from '../errors';
+import type { Pipeline } from './types';
+
+const unsupported = (kind: 'video' | 'image' | 'audio'): Pipeline => ({
+  kind,
+  async run({ name }) {
+    throw new ContentError(
+      'UnsupportedContent',
+      `${name}: the ${kind} pipeline (transcription, keyframes, captions) is not available yet, so ${kind} files cannot be ingested`,
+    );
+  },
+});
+
+export const videoPipeline = unsupported('video');
+export const imagePipeline = unsupported('image');
+export const audioPipeline = unsupported('audio');

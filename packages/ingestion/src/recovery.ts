@@ -1,0 +1,29 @@
+/**
+ * Jobs whose queue message is gone (an emulator that keeps messages in memory restarted, a message
+ * dropped by hand) would wait forever: jobs idle longer than `idleMs` are queued again, presigned ones once
+ * their object has arrived. A duplicate message is harmless: the worker acknowledges messages of ended jobs
+ * and waits out a live worker's lease.
+ */
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import type { IngestionDeps } from './deps';
+import { enqueueJob } from './submit';
+
+async function uploaded(deps: IngestionDeps, key: string): Promise<boolean> {
+  try {
+    await deps.s3.send(new HeadObjectCommand({ Bucket: deps.bucket, Key: key }));
+    return true;
+  } catch (error) {
+    if ((error as { name?: string }).name === 'NotFound') return false;
+    throw error;
+  }
+}
+
+export async function recoverIdleJobs(deps: IngestionDeps, idleMs: number): Promise<string[]> {
+  const requeued: string[] = [];
+  for (const job of await deps.jobs.idle(idleMs)) {
+    if (job.origin === 'presigned' && !(await uploaded(deps, job.files[0]!.key))) continue;
+    await enqueueJob(deps, job.job_id);
+    requeued.push(job.job_id);
+  }
+  return requeued;
+}

@@ -1,0 +1,57 @@
+/** Which profile and pipeline a file goes to: document 1's extension table, or the profile the caller named. */
+import path from 'node:path';
+import { BadRequestError } from '@tessera/core';
+import type { Profile, ProfileCatalog } from '@tessera/search';
+import { codePipeline } from './pipelines/code';
+import { documentPipeline } from './pipelines/documents';
+import { audioPipeline, imagePipeline, videoPipeline } from './pipelines/media';
+import type { Pipeline } from './pipelines/types';
+
+const pipelines: Record<string, Pipeline> = {
+  document: documentPipeline,
+  code: codePipeline,
+  video: videoPipeline,
+  image: imagePipeline,
+  audio: audioPipeline,
+};
+
+export function extensionOf(name: string): string {
+  return path.extname(name).toLowerCase();
+}
+
+/** The profile a file is indexed with; a 400 naming the problem when there is none or it does not fit. */
+export function profileFor(catalog: ProfileCatalog, name: string, requested?: string): Profile {
+  const extension = extensionOf(name);
+  if (requested) {
+    const profile = catalog.get(requested);
+    if (!profile) {
+      throw new BadRequestError(
+        `Unknown profile '${requested}'; available: ${catalog
+          .list()
+          .map((p) => p.profile_name)
+          .join(', ')}`,
+      );
+    }
+    if (!pipelines[profile.type] || !profile.extensions.includes(extension)) {
+      throw new BadRequestError(
+        `Profile '${requested}' cannot ingest ${extension ? `'${extension}'` : 'extension-less'} files (${name}); it takes ${profile.extensions.join(' ') || 'no uploads'}`,
+      );
+    }
+    return profile;
+  }
+  const profile = catalog.forExtension(extension);
+  if (!profile || !pipelines[profile.type]) {
+    const known = catalog
+      .list()
+      .filter((p) => pipelines[p.type])
+      .flatMap((p) => p.extensions);
+    throw new BadRequestError(
+      `No profile ingests ${extension ? `'${extension}'` : 'extension-less'} files (${name}); supported: ${known.join(' ')}`,
+    );
+  }
+  return profile;
+}
+
+export function pipelineFor(profile: Profile): Pipeline {
+  return pipelines[profile.type]!;
+}

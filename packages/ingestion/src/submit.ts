@@ -1,0 +1,224 @@
+/**
+ * Submitting jobs: files posted to the API, presigned uploads and runs over objects already in the bucket.
+ * A job's task is registered at submit (queued, a 6 h lease while it waits) and its message goes through
+ * the queue; a submit that fails halfway removes what it stored.
+ */
+import { DeleteObjectsCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { BadRequestError, log, PayloadTooLargeError } from '@tessera/core';
+import { QUEUED_INGESTION_LEASE_MS } from '@tessera/events';
+import { requireTenant } from '@tessera/tenancy';
+import type { IngestionDeps } from './deps';
+import { ingestionEnv } from './env';
+import { cleanName, incomingKey, newJobId, tenantPrefix, uploadKey } from './keys';
+import type { JobFile, JobRecord } from './model';
+import { profileFor } from './routing';
+
+export interface UploadedFile {
+  name: string;
+  bytes: Uint8Array;
+}
+
+export interface Submitted {
+  job_id: string;
+  status: 'queued';
+  tenant_id: string;
+  files: { name: string; profile: string; size: number }[];
+  events_url: string;
+}
+
+function checkSize(name: string, size: number): void {
+  if (size === 0) throw new BadRequestError(`File '${name}' is empty; there is nothing to ingest`);
+  if (size > ingestionEnv.maxUploadBytes) {
+    throw new PayloadTooLargeError(
+      `File '${name}' is ${size} bytes, over the upload limit of ${ingestionEnv.maxUploadBytes} bytes`,
+    );
+  }
+}
+
+function fileName(raw: string): string {
+  const name = cleanName(raw);
+  if (!name) throw new BadRequestError(`File name '${raw}' is not usable: give the file a name`);
+  return name;
+}
+
+async function removeObjects(deps: IngestionDeps, keys: string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await deps.s3
+    .send(new DeleteObjectsCommand({ Bucket: deps.bucket, Delete: { Objects: keys.map((Key) => ({ Key })) } }))
+    .catch((error: unknown) => log.warn('could not remove the objects of a failed submit', { keys, error }));
+}
+
+/** Registers the job and its task (queued), then queues its message unless an S3 notification will. */
+async function register(deps: IngestionDeps, job: JobRecord, enqueue: boolean): Promise<Submitted> {
+  await deps.jobs.create(job);
+  await deps.events.open({
+    task_id: job.job_id,
+    kind: 'ingestion',
+    tenant_id: job.tenant_id,
+    owner: job.job_id,
+    leaseMs: QUEUED_INGESTION_LEASE_MS,
+  });
+  await deps.events.append(job.job_id, { type: 'status', state: 'pending', phase: 'queued', message: 'queued' });
+  if (enqueue) await enqueueJob(deps, job.job_id);
+  return {
+    job_id: job.job_id,
+    status: 'queued',
+    tenant_id: job.tenant_id,
+    files: job.files.map((file) => ({ name: file.name, profile: file.profile, size: file.size })),
+    events_url: `/events/ingestion/${job.job_id}`,
+  };
+}
+
+export async function enqueueJob(deps: IngestionDeps, jobId: string, delaySeconds = 0): Promise<void> {
+  await deps.sqs.send(
+    new SendMessageCommand({
+      QueueUrl: await deps.queueUrl(),
+      MessageBody: JSON.stringify({ job_id: jobId }),
+      DelaySeconds: delaySeconds,
+    }),
+  );
+}
+
+/** Undoes a submit that failed after storing: its objects go, and a registered job ends failed. */
+async function abandon(deps: IngestionDeps, job: JobRecord, keys: string[], error: unknown): Promise<never> {
+  await removeObjects(deps, keys);
+  const message = `The upload could not be queued: ${(error as Error).message}`;
+  const ended = await deps.jobs
+    .settle(job.job_id, 'failed', { error: message, error_type: 'SubmitFailed' })
+    .catch(() => false);
+  if (ended) {
+    await deps.events
+      .append(job.job_id, { type: 'error', error_type: 'SubmitFailed', error_message: message, recoverable: false })
+      .catch(() => undefined);
+  }
+  throw error;
+}
+
+function newJob(tenantId: string, files: JobFile[], origin: JobRecord['origin'], jobId = newJobId()): JobRecord {
+  const now = Date.now();
+  return {
+    job_id: jobId,
+    tenant_id: tenantId,
+    state: 'queued',
+    files,
+    origin,
+    created_at: now,
+    updated_at: now,
+    deliveries: 0,
+  };
+}
+
+/** `POST /ingestion/upload`: stores the posted files and queues one job over them. */
+export async function submitUpload(
+  deps: IngestionDeps,
+  request: { tenantId: string; profile?: string; files: UploadedFile[] },
+): Promise<Submitted> {
+  const { tenant } = await requireTenant(deps.content.tenancy, request.tenantId);
+  if (request.files.length === 0) throw new BadRequestError("No file: send the content in a 'file' form field");
+  const jobId = newJobId();
+  const seen = new Set<string>();
+  const files = request.files.map((file, index): JobFile => {
+    const name = fileName(file.name);
+    if (seen.has(name)) throw new BadRequestError(`File '${name}' is given twice in one upload`);
+    seen.add(name);
+    checkSize(name, file.bytes.byteLength);
+    const profile = profileFor(deps.content.profiles, name, request.profile);
+    return { name, key: uploadKey(tenant.full, jobId, index), size: file.bytes.byteLength, profile: profile.profile_name };
+  });
+  const job = newJob(tenant.full, files, 'upload', jobId);
+  const stored: string[] = [];
+  try {
+    await Promise.all(
+      files.map(async (file, index) => {
+        await deps.s3.send(
+          new PutObjectCommand({ Bucket: deps.bucket, Key: file.key, Body: request.files[index]!.bytes }),
+        );
+        stored.push(file.key);
+      }),
+    );
+    return await register(deps, job, true);
+  } catch (error) {
+    return abandon(deps, job, stored, error);
+  }
+}
+
+/**
+ * `POST /ingestion/uploads`: a presigned PUT for one file. The job is registered now and starts when the
+ * object lands (the bucket notifies the queue); the signed length makes S3 refuse any other size.
+ */
+export async function presignUpload(
+  deps: IngestionDeps,
+  request: { tenantId: string; profile?: string; filename: string; size: number; contentType?: string },
+) {
+  const { tenant } = await requireTenant(deps.content.tenancy, request.tenantId);
+  const name = fileName(request.filename);
+  checkSize(name, request.size);
+  const profile = profileFor(deps.content.profiles, name, request.profile);
+  const jobId = newJobId();
+  const key = incomingKey(tenant.full, jobId, name);
+  const job = newJob(tenant.full, [{ name, key, size: request.size, profile: profile.profile_name }], 'presigned', jobId);
+  const url = await getSignedUrl(
+    deps.s3,
+    new PutObjectCommand({
+      Bucket: deps.bucket,
+      Key: key,
+      ContentLength: request.size,
+      ContentType: request.contentType,
+    }),
+    { expiresIn: ingestionEnv.presignSeconds },
+  );
+  const submitted = await register(deps, job, false);
+  return {
+    ...submitted,
+    upload: {
+      method: 'PUT',
+      url,
+      headers: {
+        'content-length': String(request.size),
+        ...(request.contentType ? { 'content-type': request.contentType } : {}),
+      },
+      expires_in: ingestionEnv.presignSeconds,
+    },
+  };
+}
+
+/**
+ * `POST /ingestion/start`: a run over objects the tenant already placed under `tenants/<tenant>/` in the
+ * uploads bucket (all of a prefix, or named keys). Cancellation lands between files.
+ */
+export async function startRun(
+  deps: IngestionDeps,
+  request: { tenantId: string; profile?: string; prefix?: string; keys?: string[] },
+): Promise<Submitted> {
+  const { tenant } = await requireTenant(deps.content.tenancy, request.tenantId);
+  const root = tenantPrefix(tenant.full);
+  const objects: { key: string; size: number }[] = [];
+  if (request.keys) {
+    for (const key of request.keys) objects.push({ key: `${root}${fileName(key)}`, size: -1 });
+  }
+  const listed = new Map<string, number>();
+  let token: string | undefined;
+  const prefix = `${root}${request.prefix ? fileName(request.prefix) : ''}`;
+  do {
+    const page = await deps.s3.send(
+      new ListObjectsV2Command({ Bucket: deps.bucket, Prefix: prefix, ContinuationToken: token }),
+    );
+    for (const item of page.Contents ?? []) listed.set(item.Key!, item.Size ?? 0);
+    token = page.NextContinuationToken;
+  } while (token);
+  if (!request.keys) for (const [key, size] of listed) objects.push({ key, size });
+  if (objects.length === 0) {
+    throw new BadRequestError(`No objects to ingest under s3://${deps.bucket}/${prefix}`);
+  }
+  const files = objects.map(({ key }): JobFile => {
+    const size = listed.get(key);
+    const name = key.slice(root.length);
+    if (size === undefined) throw new BadRequestError(`No object '${name}' under s3://${deps.bucket}/${root}`);
+    checkSize(name, size);
+    const profile = profileFor(deps.content.profiles, name, request.profile);
+    return { name, key, size, profile: profile.profile_name };
+  });
+  return register(deps, newJob(tenant.full, files, 'start'), true);
+}

@@ -1,0 +1,299 @@
+/**
+ * The ingestion worker: reads queue messages (job messages and S3 object-created notifications), claims the
+ * job, runs each file through its pipeline, feeds the content index, runs the server-side graph pass and
+ * reports every step on the job's task. Redelivered messages find the job ended and are acknowledged.
+ */
+import { createHash } from 'node:crypto';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { indexDocuments } from '@tessera/content';
+import { failpoint, faultpoint, log } from '@tessera/core';
+import { type TaskReporter, TaskReporter as Reporter } from '@tessera/events';
+import type { SQSRecord } from 'aws-lambda';
+import type { IngestionDeps } from './deps';
+import { ingestionEnv } from './env';
+import { ContentError } from './errors';
+import { extractGraph } from './extraction';
+import { jobOfIncomingKey } from './keys';
+import { type FileResult, type JobFile, JobMessage, type JobRecord, TERMINAL_STATES, type UploadResult } from './model';
+import { extensionOf, pipelineFor } from './routing';
+import { enqueueJob } from './submit';
+
+/** A claimed job keeps its tenant slot at most this long if its worker dies (then the slot frees itself). */
+const SLOT_LEASE_MS = 15 * 60_000;
+
+/** The jobs a queue message asks for: a job message names one; an S3 notification names its objects' jobs. */
+export function jobsOfMessage(body: string): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    throw new Error(`Queue message is not JSON: ${body.slice(0, 200)}`);
+  }
+  const job = JobMessage.safeParse(parsed);
+  if (job.success) return [job.data.job_id];
+  const records = (parsed as { Records?: { eventName?: string; s3?: { object?: { key?: string } } }[] }).Records;
+  if (Array.isArray(records)) {
+    return records
+      .filter((record) => record.eventName?.startsWith('ObjectCreated'))
+      .map((record) => jobOfIncomingKey(decodeURIComponent((record.s3?.object?.key ?? '').replace(/\+/g, ' '))))
+      .filter((id): id is string => id !== undefined);
+  }
+  // S3's test notification when a bucket is wired to the queue, and anything else: nothing to run.
+  if ((parsed as { Event?: string }).Event === 's3:TestEvent') return [];
+  throw new Error(`Queue message is neither a job nor an S3 notification: ${body.slice(0, 200)}`);
+}
+
+/** Lambda's SQS handler contract: failed messages are reported so only they are redelivered. */
+export async function processRecords(
+  deps: IngestionDeps,
+  records: SQSRecord[],
+): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
+  const failures: { itemIdentifier: string }[] = [];
+  for (const record of records) {
+    try {
+      for (const jobId of jobsOfMessage(record.body)) await runJob(deps, jobId);
+    } catch (error) {
+      log.error('ingestion message failed; it will be redelivered', {
+        message: record.messageId,
+        receives: record.attributes?.ApproximateReceiveCount,
+        error,
+      });
+      failures.push({ itemIdentifier: record.messageId });
+    }
+  }
+  return { batchItemFailures: failures };
+}
+
+/** Messages the dead-letter queue received: their jobs end `failed`. */
+export async function processDeadLetters(deps: IngestionDeps, records: SQSRecord[]): Promise<void> {
+  for (const record of records) {
+    let jobIds: string[];
+    try {
+      jobIds = jobsOfMessage(record.body);
+    } catch (error) {
+      log.error('unreadable message in the ingestion dead-letter queue', { message: record.messageId, error });
+      continue;
+    }
+    for (const jobId of jobIds) {
+      const message = `Job ${jobId} was delivered ${ingestionEnv.maxDeliveries} times without finishing and went to the dead-letter queue`;
+      await endJob(deps, jobId, 'failed', { error: message, error_type: 'IngestPipelineError' }, {
+        type: 'error',
+        error_type: 'IngestPipelineError',
+        error_message: message,
+        recoverable: false,
+      });
+    }
+  }
+}
+
+async function endJob(
+  deps: IngestionDeps,
+  jobId: string,
+  state: 'complete' | 'failed' | 'cancelled',
+  fields: Partial<JobRecord>,
+  event: Parameters<TaskReporter['report']>[0],
+  reporter?: TaskReporter,
+): Promise<void> {
+  if (!(await deps.jobs.settle(jobId, state, fields))) return;
+  if (reporter) {
+    await reporter.report(event).finally(() => reporter.stop());
+    return;
+  }
+  await deps.events.append(jobId, event).catch((error: unknown) => {
+    // The task already ended (a stopped task's stream has closed): the job record still says how it ended.
+    log.warn('could not report the end of an ingestion job', { job: jobId, error });
+  });
+}
+
+/** Runs one job unless it has ended, is cancelled, or must wait for a tenant slot or a live producer. */
+export async function runJob(deps: IngestionDeps, jobId: string): Promise<void> {
+  const job = await deps.jobs.get(jobId);
+  if (!job) {
+    log.warn('queue message for an unknown ingestion job', { job: jobId });
+    return;
+  }
+  if (TERMINAL_STATES.includes(job.state)) return;
+  const task = await deps.events.get(jobId);
+  if (task?.cancel_requested && job.state === 'queued') {
+    const reason = task.cancel_reason ?? 'cancelled';
+    await endJob(deps, jobId, 'cancelled', { reason }, { type: 'status', state: 'cancelled', message: reason });
+    return;
+  }
+  if (!(await deps.jobs.acquireSlot(job.tenant_id, jobId, ingestionEnv.tenantSlots, SLOT_LEASE_MS))) {
+    // Every slot of the tenant is busy: back on the queue (a new message, so waiting burns no deliveries).
+    await enqueueJob(deps, jobId, ingestionEnv.slotRetrySeconds);
+    return;
+  }
+  try {
+    const reporter = await Reporter.attach(deps.events, { taskId: jobId, from: jobId });
+    if (!reporter) {
+      // Another worker holds the job's lease (a duplicate delivery): look again once that lease could lapse.
+      await enqueueJob(deps, jobId, 30);
+      return;
+    }
+    const claimed = await deps.jobs.claim(jobId);
+    if (!claimed) {
+      reporter.stop();
+      return;
+    }
+    try {
+      await work(deps, claimed, reporter);
+    } catch (error) {
+      // Stop holding the lease without ending the task: the message is redelivered and the job resumes.
+      reporter.stop();
+      throw error;
+    }
+  } finally {
+    await deps.jobs.releaseSlot(job.tenant_id, jobId);
+  }
+}
+
+async function work(deps: IngestionDeps, job: JobRecord, reporter: TaskReporter): Promise<void> {
+  const started = performance.now();
+  await reporter.report({
+    type: 'status',
+    state: 'working',
+    phase: 'running',
+    message: job.deliveries > 1 ? `delivery ${job.deliveries}` : undefined,
+  });
+  const results: FileResult[] = [];
+  for (const [index, file] of job.files.entries()) {
+    // A run over several files stops between files; a one-file job that started runs to completion.
+    if (index > 0 && reporter.cancelled) {
+      const reason = reporter.reason ?? 'cancelled';
+      const result = summarize(job, results, started, 'cancelled');
+      await endJob(deps, job.job_id, 'cancelled', { reason, result: { ...result, reason } }, {
+        type: 'status',
+        state: 'cancelled',
+        message: reason,
+      }, reporter);
+      return;
+    }
+    const outcome = await ingestFile(deps, job, file);
+    results.push(outcome);
+    await reporter.report({
+      type: 'progress',
+      current: index + 1,
+      total: job.files.length,
+      percentage: Math.round(((index + 1) / job.files.length) * 100),
+      step: file.name,
+      details: { ...outcome },
+    });
+  }
+  const failed = results.filter((result) => result.status === 'failed');
+  if (failed.length === results.length) {
+    const first = failed[0]!;
+    const message = failed.length === 1 ? first.error! : `All ${failed.length} files failed; first: ${first.error}`;
+    const errorType = first.error_type ?? 'IngestPipelineError';
+    const result = { ...summarize(job, results, started, 'failed'), error: message, error_type: errorType };
+    await endJob(deps, job.job_id, 'failed', { error: message, error_type: errorType, result }, {
+      type: 'error',
+      error_type: errorType,
+      error_message: message,
+      recoverable: false,
+    }, reporter);
+    return;
+  }
+  const result = summarize(job, results, started, 'complete');
+  await endJob(deps, job.job_id, 'complete', { result }, {
+    type: 'complete',
+    result: { ...result },
+    summary: `${result.documents_fed} documents fed from ${results.length - failed.length} of ${results.length} files`,
+    execution_time_seconds: result.processing_time,
+  }, reporter);
+}
+
+function summarize(
+  job: JobRecord,
+  results: FileResult[],
+  started: number,
+  status: UploadResult['status'],
+): UploadResult {
+  const sum = (field: 'chunks_created' | 'documents_fed' | 'graph_nodes' | 'graph_edges') =>
+    results.reduce((total, result) => total + result[field], 0);
+  const extraction = results.map((result) => result.extraction).find((note) => note !== undefined);
+  return {
+    status,
+    job_id: job.job_id,
+    video_id: job.files.length === 1 ? job.files[0]!.name : job.job_id,
+    chunks_created: sum('chunks_created'),
+    documents_fed: sum('documents_fed'),
+    graph_nodes: sum('graph_nodes'),
+    graph_edges: sum('graph_edges'),
+    processing_time: Math.round(performance.now() - started) / 1000,
+    files_skipped: results.filter((result) => result.status === 'skipped').length,
+    files_failed: results.filter((result) => result.status === 'failed').length,
+    files: results,
+    claims: extraction ?? 'not applicable: no text for the graph pass',
+  };
+}
+
+async function readObject(deps: IngestionDeps, key: string): Promise<Uint8Array> {
+  const answer = await deps.s3.send(new GetObjectCommand({ Bucket: deps.bucket, Key: key }));
+  return answer.Body!.transformToByteArray();
+}
+
+/** One file: skipped when its content was already ingested, else pipeline → feed → graph pass. */
+async function ingestFile(deps: IngestionDeps, job: JobRecord, file: JobFile): Promise<FileResult> {
+  const base: FileResult = {
+    source_doc_id: file.name,
+    profile: file.profile,
+    status: 'indexed',
+    chunks_created: 0,
+    documents_fed: 0,
+    graph_nodes: 0,
+    graph_edges: 0,
+  };
+  faultpoint(`ingestion.file:${file.name}`);
+  const bytes = await readObject(deps, file.key);
+  const hash = createHash('sha256').update(bytes).digest('hex');
+  const previous = await deps.jobs.source(job.tenant_id, file.profile, file.name);
+  if (previous?.content_hash === hash) {
+    // Indexed already: by this job before a crash (report it as indexed), or by an earlier one (skipped).
+    return previous.job_id === job.job_id
+      ? { ...base, chunks_created: previous.chunks, documents_fed: previous.chunks }
+      : { ...base, status: 'skipped' };
+  }
+  const profile = deps.content.profiles.get(file.profile)!;
+  let output: Awaited<ReturnType<ReturnType<typeof pipelineFor>['run']>>;
+  try {
+    output = await pipelineFor(profile).run({ bytes, name: file.name, extension: extensionOf(file.name) });
+  } catch (error) {
+    if (error instanceof ContentError) {
+      return { ...base, status: 'failed', error: error.message, error_type: error.errorType };
+    }
+    throw error;
+  }
+  const request = {
+    tenantId: job.tenant_id,
+    profile: file.profile,
+    sourceDocId: file.name,
+    documents: output.documents,
+  };
+  await indexDocuments(deps.content, request);
+  failpoint('ingestion.after_feed');
+  const graph = await extractGraph(deps, job.tenant_id, file.name, output);
+  if (graph.backReferences) {
+    await indexDocuments(deps.content, {
+      ...request,
+      documents: output.documents.map((document, index) => ({
+        ...document,
+        fields: { ...document.fields, ...graph.backReferences![index] },
+      })),
+    });
+  }
+  await deps.jobs.recordSource(job.tenant_id, file.profile, file.name, {
+    content_hash: hash,
+    job_id: job.job_id,
+    chunks: output.documents.length,
+    updated_at: Date.now(),
+  });
+  return {
+    ...base,
+    chunks_created: output.documents.length,
+    documents_fed: output.documents.length,
+    graph_nodes: graph.nodes,
+    graph_edges: graph.edges,
+    extraction: graph.note,
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * Feeds queue messages to worker handlers as Lambda's SQS event source mapping does: batches of records,
+ * partial batch failures (`batchItemFailures`) left for redelivery, everything else deleted; a handler that
+ * throws leaves its whole batch. S3 notifications of the emulated bucket are forwarded to their queue.
+ */
+import {
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  GetQueueUrlCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
+import { log } from '@tessera/core';
+import { bucketNotifications, buckets, queues, resourceName, sqsClient } from '@tessera/platform';
+import type { SQSRecord } from 'aws-lambda';
+
+export interface LoadedQueueWorker {
+  name: string;
+  /** Physical queue name. */
+  queueName: string;
+  batchSize: number;
+  concurrency: number;
+  run: (event: { Records: SQSRecord[] }) => Promise<unknown>;
+}
+
+interface PollerOptions {
+  /** Visibility timeout of received messages; default the queue's own. */
+  visibilitySeconds?: number;
+}
+
+async function queueUrl(name: string): Promise<string> {
+  const answer = await sqsClient().send(new GetQueueUrlCommand({ QueueName: name }));
+  return answer.QueueUrl!;
+}
+
+export async function startQueuePollers(
+  workers: LoadedQueueWorker[],
+  options: PollerOptions = {},
+): Promise<() => Promise<void>> {
+  const sqs = sqsClient();
+  const controller = new AbortController();
+  const loops: Promise<void>[] = [];
+
+  for (const worker of workers) {
+    const url = await queueUrl(worker.queueName);
+    const { Attributes } = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
+    );
+    const arn = Attributes?.QueueArn ?? `arn:aws:sqs:local:000000000000:${worker.queueName}`;
+    const poll = async () => {
+      while (!controller.signal.aborted) {
+        let messages: Message[] | undefined;
+        try {
+          ({ Messages: messages } = await sqs.send(
+            new ReceiveMessageCommand({
+              QueueUrl: url,
+              MaxNumberOfMessages: worker.batchSize,
+              WaitTimeSeconds: 1,
+              VisibilityTimeout: options.visibilitySeconds,
+              MessageSystemAttributeNames: ['All'],
+            }),
+            { abortSignal: controller.signal },
+          ));
+        } catch (error) {
+          if (controller.signal.aborted) return;
+          log.warn('queue poll failed', { queue: worker.queueName, error });
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          continue;
+        }
+        if (!messages?.length) continue;
+        const records: SQSRecord[] = messages.map((message) => ({
+          messageId: message.MessageId!,
+          receiptHandle: message.ReceiptHandle!,
+          body: message.Body ?? '',
+          attributes: {
+            ApproximateReceiveCount: message.Attributes?.ApproximateReceiveCount ?? '1',
+            SentTimestamp: message.Attributes?.SentTimestamp ?? String(Date.now()),
+            SenderId: message.Attributes?.SenderId ?? 'local',
+            ApproximateFirstReceiveTimestamp: message.Attributes?.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+          },
+          messageAttributes: {},
+          md5OfBody: message.MD5OfBody ?? '',
+          eventSource: 'aws:sqs',
+          eventSourceARN: arn,
+          awsRegion: process.env.AWS_REGION ?? 'us-east-1',
+        }));
+        let failed = new Set<string>(records.map((record) => record.messageId));
+        try {
+          const answer = (await worker.run({ Records: records })) as
+            | { batchItemFailures?: { itemIdentifier: string }[] }
+            | undefined;
+          failed = new Set((answer?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+        } catch (error) {
+          log.error('queue worker failed its batch; it will be redelivered', { worker: worker.name, error });
+        }
+        const done = messages.filter((message) => !failed.has(message.MessageId!));
+        if (done.length === 0) continue;
+        await sqs
+          .send(
+            new DeleteMessageBatchCommand({
+              QueueUrl: url,
+              Entries: done.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle! })),
+            }),
+          )
+          .catch((error: unknown) => log.warn('could not delete handled messages', { worker: worker.name, error }));
+      }
+    };
+    for (let i = 0; i < worker.concurrency; i++) loops.push(poll());
+  }
+  return async () => {
+    controller.abort();
+    await Promise.allSettled(loops);
+  };
+}
+
+/** Sends the emulated bucket's object-created notifications to their queues, as S3 does when configured. */
+export function forwardS3Notifications(subscribe: (listener: (event: unknown) => void) => void): void {
+  const sqs = sqsClient();
+  const urls = new Map<string, Promise<string>>();
+  subscribe((event) => {
+    for (const record of (event as { Records?: { eventName: string; s3: { bucket: { name: string }; object: { key: string } } }[] }).Records ?? []) {
+      if (!record.eventName.startsWith('ObjectCreated')) continue;
+      for (const notification of bucketNotifications) {
+        if (record.s3.bucket.name !== resourceName(buckets[notification.bucket])) continue;
+        if (!record.s3.object.key.startsWith(notification.prefix)) continue;
+        const name = resourceName(queues[notification.queue]);
+        if (!urls.has(name)) urls.set(name, queueUrl(name));
+        // S3 URL-encodes keys in notifications (spaces as '+').
+        const key = encodeURIComponent(record.s3.object.key).replace(/%2F/g, '/').replace(/%20/g, '+');
+        const body = JSON.stringify({ Records: [{ ...record, s3: { ...record.s3, object: { ...record.s3.object, key } } }] });
+        void urls
+          .get(name)!
+          .then((url) => sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: body })))
+          .catch((error: unknown) => log.error('could not forward an S3 notification', { queue: name, error }));
+      }
+    }
+  });
+}
