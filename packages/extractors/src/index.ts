@@ -1,3 +1,6 @@
+export { chunkText, TEXT_CHUNK_CHARS } from './chunking/text';
+export type { EntityLabel, Predicate } from './documents/vocabulary';
+export { ENTITY_LABELS, normalizePredicate, PREDICATE_ALIASES, PREDICATES } from './documents/vocabulary';
 export { GrammarUnavailableError, UnsupportedCodeFileError } from './errors';
 export { extractCode, parseOnly } from './extract';
 export { CODE_EXTENSIONS, isCodeFile, languageOf } from './languages';
