@@ -1,5 +1,5 @@
+import { chunkText } from '@tessera/extractors';
 import { describe, expect, it } from 'vitest';
-import { chunkText } from '../src/index';
 
 const para = (char: string, length: number) => char.repeat(length);
 

@@ -1,5 +1,5 @@
+import { normalizePredicate, PREDICATE_ALIASES, PREDICATES } from '@tessera/extractors';
 import { describe, expect, it } from 'vitest';
-import { normalizePredicate, PREDICATE_ALIASES, PREDICATES } from '../src/index';
 
 const PREFIXES = ['was_', 'is_', 'were_', 'are_', 'has_been_', 'have_been_'];
 
