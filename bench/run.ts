@@ -2,6 +2,7 @@
 import { eventsBench } from './events.bench';
 import { extractBench } from './extract.bench';
 import { graphBench } from './graph.bench';
+import { ingestBench } from './ingest.bench';
 import { runtimeBench } from './runtime.bench';
 import { searchBench } from './search.bench';
 
@@ -11,6 +12,7 @@ const benches: Record<string, () => Promise<void>> = {
   graph: graphBench,
   extract: extractBench,
   events: eventsBench,
+  ingest: ingestBench,
 };
 
 const wanted = process.argv.slice(2);

@@ -151,7 +151,8 @@ export class Api extends Construct {
   private addQueueWorker(worker: QueueWorkerDef): void {
     const { queues } = this.props;
     const queue = worker.deadLetter ? queues.deadLetterQueues[worker.queue] : queues.queues[worker.queue];
-    if (!queue) throw new Error(`Queue worker ${worker.name} reads a dead-letter queue ${worker.queue} has not`);
+    if (!queue)
+      throw new Error(`Queue worker ${worker.name} reads a dead-letter queue ${worker.queue} has not`);
     const name = `${pascalCase(worker.name)}Worker`;
     const fn = this.createFunction({
       name,

@@ -1,8 +1,8 @@
 /** SQS queues of the shared resource definition (`@tessera/platform`), each with its dead-letter queue. */
 import { type QueueDef, queues as queueDefinitions } from '@tessera/platform/resources';
 import { Duration } from 'aws-cdk-lib';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { mapDefinitions, pascalCase } from './definitions';

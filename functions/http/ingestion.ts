@@ -23,19 +23,23 @@ const uploadForm = z.object({
   wait: queryBoolean(false),
 });
 
-export const upload = httpRoute({ query: z.object({ wait: queryBoolean(false) }) }, async ({ query, event }) => {
-  const form = await parseMultipart(event, ingestionEnv.maxUploadBytes);
-  const fields = validate('body', uploadForm, form.fields);
-  const submitted = await submitUpload(deps, {
-    tenantId: fields.tenant_id,
-    profile: fields.profile,
-    files: form.files.filter((file) => file.field === 'file'),
-  });
-  if (!(query.wait || fields.wait)) return reply(202, submitted);
-  const job = await waitForJob(deps, submitted.job_id, WAIT_MS);
-  if (!job?.result) return reply(202, { ...submitted, message: 'The job is still running; follow events_url' });
-  return job.result;
-});
+export const upload = httpRoute(
+  { query: z.object({ wait: queryBoolean(false) }) },
+  async ({ query, event }) => {
+    const form = await parseMultipart(event, ingestionEnv.maxUploadBytes);
+    const fields = validate('body', uploadForm, form.fields);
+    const submitted = await submitUpload(deps, {
+      tenantId: fields.tenant_id,
+      profile: fields.profile,
+      files: form.files.filter((file) => file.field === 'file'),
+    });
+    if (!(query.wait || fields.wait)) return reply(202, submitted);
+    const job = await waitForJob(deps, submitted.job_id, WAIT_MS);
+    if (!job?.result)
+      return reply(202, { ...submitted, message: 'The job is still running; follow events_url' });
+    return job.result;
+  },
+);
 
 export const presign = httpRoute(
   {
@@ -74,7 +78,12 @@ export const start = httpRoute(
   async ({ body }) =>
     reply(
       202,
-      await startRun(deps, { tenantId: body.tenant_id, profile: body.profile, prefix: body.prefix, keys: body.keys }),
+      await startRun(deps, {
+        tenantId: body.tenant_id,
+        profile: body.profile,
+        prefix: body.prefix,
+        keys: body.keys,
+      }),
     ),
 );
 

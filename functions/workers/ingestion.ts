@@ -1,6 +1,7 @@
 /** Ingestion workers: the queue's event source, its dead-letter queue, and recovery of idle jobs. */
-import { ingestion, processDeadLetters, processRecords, recoverIdleJobs } from '@tessera/ingestion';
+
 import { log } from '@tessera/core';
+import { ingestion, processDeadLetters, processRecords, recoverIdleJobs } from '@tessera/ingestion';
 import type { SQSEvent } from 'aws-lambda';
 
 const deps = ingestion();

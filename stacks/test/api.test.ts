@@ -206,7 +206,9 @@ describe('Api', () => {
           QueueConfigurations: Match.arrayWith([
             Match.objectLike({
               Events: ['s3:ObjectCreated:*'],
-              QueueArn: { 'Fn::GetAtt': [logicalId(stack, queueConstruct.queues[notification.queue]), 'Arn'] },
+              QueueArn: {
+                'Fn::GetAtt': [logicalId(stack, queueConstruct.queues[notification.queue]), 'Arn'],
+              },
               Filter: { Key: { FilterRules: [{ Name: 'prefix', Value: notification.prefix }] } },
             }),
           ]),

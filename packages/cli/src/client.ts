@@ -29,17 +29,42 @@ export class RuntimeClient {
   async get(path: string, query: Record<string, string | number>): Promise<unknown> {
     const url = new URL(`${this.baseUrl}${path}`);
     for (const [key, value] of Object.entries(query)) url.searchParams.set(key, String(value));
+    return this.request(url, path, { method: 'GET' });
+  }
+
+  /** POSTs a JSON body. */
+  async post(path: string, body: unknown, timeoutMs?: number): Promise<unknown> {
+    return this.request(
+      new URL(`${this.baseUrl}${path}`),
+      path,
+      { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } },
+      timeoutMs,
+    );
+  }
+
+  /** POSTs a multipart form (files and fields). */
+  async postForm(path: string, form: FormData, timeoutMs?: number): Promise<unknown> {
+    return this.request(new URL(`${this.baseUrl}${path}`), path, { method: 'POST', body: form }, timeoutMs);
+  }
+
+  private async request(
+    url: URL,
+    path: string,
+    init: RequestInit,
+    timeoutMs = this.timeoutMs,
+  ): Promise<unknown> {
     let status: number;
     let text: string;
     try {
       const response = await fetch(url, {
-        headers: { accept: 'application/json' },
-        signal: AbortSignal.timeout(this.timeoutMs),
+        ...init,
+        headers: { accept: 'application/json', ...(init.headers as Record<string, string> | undefined) },
+        signal: AbortSignal.timeout(timeoutMs),
       });
       status = response.status;
       text = await response.text();
     } catch (error) {
-      throw this.unreachable(error);
+      throw this.unreachable(error, timeoutMs);
     }
     const body = parseJson(text);
     if (status < 200 || status > 299) throw new CliError(`${failureReason(body, text)} (HTTP ${status})`);
@@ -51,10 +76,10 @@ export class RuntimeClient {
     return body;
   }
 
-  private unreachable(error: unknown): CliError {
+  private unreachable(error: unknown, timeoutMs: number): CliError {
     if (error instanceof Error && error.name === 'TimeoutError') {
       return new CliError(
-        `The Tessera runtime at ${this.baseUrl} did not answer within ${this.timeoutMs / 1000} s.`,
+        `The Tessera runtime at ${this.baseUrl} did not answer within ${timeoutMs / 1000} s.`,
       );
     }
     return new CliError(

@@ -2,7 +2,12 @@
 import { Command } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import { graphCommand } from './commands/graph';
+import { indexCommand } from './commands/index-command';
 
 export function buildProgram(): Command {
-  return new Command('tessera').version(pkg.version).description(pkg.description).addCommand(graphCommand());
+  return new Command('tessera')
+    .version(pkg.version)
+    .description(pkg.description)
+    .addCommand(graphCommand())
+    .addCommand(indexCommand());
 }

@@ -3,7 +3,11 @@ import { z } from 'zod';
 
 const schema = z.object({
   /** Largest file an upload may carry (default 5 GiB). */
-  TESSERA_UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(5 * 1024 ** 3),
+  TESSERA_UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(5 * 1024 ** 3),
   /** Jobs of one tenant that may run at once, so one tenant's burst cannot starve the others. */
   TESSERA_INGEST_TENANT_SLOTS: z.coerce.number().int().min(1).max(100).default(2),
   /** Deliveries after which a job's message is dead (the queue's redrive moves it on the next one). */

@@ -57,7 +57,9 @@ export async function extractGraph(
         claim_ids: found?.claim_ids ?? [],
       };
     });
-    const anything = references.some((r) => r.entity_ids.length + r.relation_ids.length + r.claim_ids.length > 0);
+    const anything = references.some(
+      (r) => r.entity_ids.length + r.relation_ids.length + r.claim_ids.length > 0,
+    );
     return {
       nodes,
       edges,
@@ -65,7 +67,10 @@ export async function extractGraph(
       backReferences: anything ? references : undefined,
     };
   } catch (error) {
-    log.warn('graph extraction failed; the upload stays indexed without a graph', { source: sourceDocId, error });
+    log.warn('graph extraction failed; the upload stays indexed without a graph', {
+      source: sourceDocId,
+      error,
+    });
     return { nodes: 0, edges: 0, note: `graph extraction failed: ${(error as Error).message}` };
   }
 }

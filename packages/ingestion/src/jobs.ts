@@ -43,7 +43,11 @@ export class JobStore {
   async create(job: JobRecord): Promise<void> {
     const stored = await conditional(() =>
       this.client.send(
-        new PutCommand({ TableName: this.jobs, Item: job, ConditionExpression: 'attribute_not_exists(job_id)' }),
+        new PutCommand({
+          TableName: this.jobs,
+          Item: job,
+          ConditionExpression: 'attribute_not_exists(job_id)',
+        }),
       ),
     );
     if (!stored) throw new ConflictError(`Ingestion job ${job.job_id} already exists`);
@@ -66,7 +70,12 @@ export class JobStore {
           UpdateExpression: 'SET #state = :running, updated_at = :now ADD deliveries :one',
           ConditionExpression: '#state IN (:queued, :running)',
           ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':running': 'running', ':queued': 'queued', ':now': this.now(), ':one': 1 },
+          ExpressionAttributeValues: {
+            ':running': 'running',
+            ':queued': 'queued',
+            ':now': this.now(),
+            ':one': 1,
+          },
           ReturnValues: 'ALL_NEW',
         }),
       ),
@@ -142,7 +151,12 @@ export class JobStore {
     return Item as SourceRecord | undefined;
   }
 
-  async recordSource(tenantId: string, profile: string, sourceDocId: string, record: SourceRecord): Promise<void> {
+  async recordSource(
+    tenantId: string,
+    profile: string,
+    sourceDocId: string,
+    record: SourceRecord,
+  ): Promise<void> {
     await this.client.send(
       new PutCommand({
         TableName: this.sources,
@@ -164,7 +178,8 @@ export class JobStore {
             TableName: this.slots,
             Key: { tenant_id: tenantId },
             UpdateExpression: 'SET held.#job = :until',
-            ConditionExpression: 'attribute_exists(held) AND (size(held) < :max OR attribute_exists(held.#job))',
+            ConditionExpression:
+              'attribute_exists(held) AND (size(held) < :max OR attribute_exists(held.#job))',
             ExpressionAttributeNames: { '#job': jobId },
             ExpressionAttributeValues: { ':until': now + leaseMs, ':max': max },
           }),
@@ -187,7 +202,9 @@ export class JobStore {
       );
       return (await take()) !== undefined;
     }
-    const lapsed = Object.entries((Item.held ?? {}) as Record<string, number>).filter(([, until]) => until <= now);
+    const lapsed = Object.entries((Item.held ?? {}) as Record<string, number>).filter(
+      ([, until]) => until <= now,
+    );
     if (lapsed.length === 0) return false;
     for (const [holder, until] of lapsed) {
       await conditional(() =>

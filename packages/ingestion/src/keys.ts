@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 export const newJobId = () => `ingest_${randomBytes(8).toString('hex')}`;
 
 /** Files posted to `/ingestion/upload`. */
-export const uploadKey = (tenantId: string, jobId: string, index: number) => `jobs/${tenantId}/${jobId}/${index}`;
+export const uploadKey = (tenantId: string, jobId: string, index: number) =>
+  `jobs/${tenantId}/${jobId}/${index}`;
 
 /** Presigned uploads: the bucket notifies the queue of objects under this prefix, which starts their job. */
 export const INCOMING_PREFIX = 'incoming/';

@@ -1,7 +1,7 @@
 /** `multipart/form-data` bodies of API Gateway events: the form's fields and its files. */
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '@tessera/core';
-import busboy from 'busboy';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import busboy from 'busboy';
 
 export interface MultipartForm {
   fields: Record<string, string>;
@@ -45,9 +45,13 @@ export function parseMultipart(event: APIGatewayProxyEventV2, maxFileBytes: numb
           ),
         ),
       );
-      stream.on('end', () => form.files.push({ field, name: info.filename ?? '', bytes: Buffer.concat(chunks) }));
+      stream.on('end', () =>
+        form.files.push({ field, name: info.filename ?? '', bytes: Buffer.concat(chunks) }),
+      );
     });
-    parser.on('error', (error: Error) => reject(new BadRequestError(`Malformed multipart body: ${error.message}`)));
+    parser.on('error', (error: Error) =>
+      reject(new BadRequestError(`Malformed multipart body: ${error.message}`)),
+    );
     parser.on('close', () => resolve(form));
     parser.end(body);
   });

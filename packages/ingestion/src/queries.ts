@@ -29,7 +29,11 @@ export async function jobStatus(deps: IngestionDeps, jobId: string) {
 }
 
 /** The job once it ended, or undefined when `timeoutMs` passed first. */
-export async function waitForJob(deps: IngestionDeps, jobId: string, timeoutMs: number): Promise<JobRecord | undefined> {
+export async function waitForJob(
+  deps: IngestionDeps,
+  jobId: string,
+  timeoutMs: number,
+): Promise<JobRecord | undefined> {
   const deadline = Date.now() + timeoutMs;
   let pause = 25;
   for (;;) {

@@ -19,7 +19,12 @@ export interface StatusEntry {
 }
 
 export function statusEntry(event: TaskEvent): StatusEntry {
-  const base = { ingest_id: event.task_id, event_id: event.event_id, timestamp: event.timestamp, offset: event.offset };
+  const base = {
+    ingest_id: event.task_id,
+    event_id: event.event_id,
+    timestamp: event.timestamp,
+    offset: event.offset,
+  };
   switch (event.type) {
     case 'status':
       if (event.state === 'pending') return { ...base, state: 'queued' };

@@ -46,7 +46,9 @@ function fileName(raw: string): string {
 async function removeObjects(deps: IngestionDeps, keys: string[]): Promise<void> {
   if (keys.length === 0) return;
   await deps.s3
-    .send(new DeleteObjectsCommand({ Bucket: deps.bucket, Delete: { Objects: keys.map((Key) => ({ Key })) } }))
+    .send(
+      new DeleteObjectsCommand({ Bucket: deps.bucket, Delete: { Objects: keys.map((Key) => ({ Key })) } }),
+    )
     .catch((error: unknown) => log.warn('could not remove the objects of a failed submit', { keys, error }));
 }
 
@@ -60,7 +62,12 @@ async function register(deps: IngestionDeps, job: JobRecord, enqueue: boolean): 
     owner: job.job_id,
     leaseMs: QUEUED_INGESTION_LEASE_MS,
   });
-  await deps.events.append(job.job_id, { type: 'status', state: 'pending', phase: 'queued', message: 'queued' });
+  await deps.events.append(job.job_id, {
+    type: 'status',
+    state: 'pending',
+    phase: 'queued',
+    message: 'queued',
+  });
   if (enqueue) await enqueueJob(deps, job.job_id);
   return {
     job_id: job.job_id,
@@ -90,13 +97,23 @@ async function abandon(deps: IngestionDeps, job: JobRecord, keys: string[], erro
     .catch(() => false);
   if (ended) {
     await deps.events
-      .append(job.job_id, { type: 'error', error_type: 'SubmitFailed', error_message: message, recoverable: false })
+      .append(job.job_id, {
+        type: 'error',
+        error_type: 'SubmitFailed',
+        error_message: message,
+        recoverable: false,
+      })
       .catch(() => undefined);
   }
   throw error;
 }
 
-function newJob(tenantId: string, files: JobFile[], origin: JobRecord['origin'], jobId = newJobId()): JobRecord {
+function newJob(
+  tenantId: string,
+  files: JobFile[],
+  origin: JobRecord['origin'],
+  jobId = newJobId(),
+): JobRecord {
   const now = Date.now();
   return {
     job_id: jobId,
@@ -116,7 +133,8 @@ export async function submitUpload(
   request: { tenantId: string; profile?: string; files: UploadedFile[] },
 ): Promise<Submitted> {
   const { tenant } = await requireTenant(deps.content.tenancy, request.tenantId);
-  if (request.files.length === 0) throw new BadRequestError("No file: send the content in a 'file' form field");
+  if (request.files.length === 0)
+    throw new BadRequestError("No file: send the content in a 'file' form field");
   const jobId = newJobId();
   const seen = new Set<string>();
   const files = request.files.map((file, index): JobFile => {
@@ -125,7 +143,12 @@ export async function submitUpload(
     seen.add(name);
     checkSize(name, file.bytes.byteLength);
     const profile = profileFor(deps.content.profiles, name, request.profile);
-    return { name, key: uploadKey(tenant.full, jobId, index), size: file.bytes.byteLength, profile: profile.profile_name };
+    return {
+      name,
+      key: uploadKey(tenant.full, jobId, index),
+      size: file.bytes.byteLength,
+      profile: profile.profile_name,
+    };
   });
   const job = newJob(tenant.full, files, 'upload', jobId);
   const stored: string[] = [];
@@ -158,7 +181,12 @@ export async function presignUpload(
   const profile = profileFor(deps.content.profiles, name, request.profile);
   const jobId = newJobId();
   const key = incomingKey(tenant.full, jobId, name);
-  const job = newJob(tenant.full, [{ name, key, size: request.size, profile: profile.profile_name }], 'presigned', jobId);
+  const job = newJob(
+    tenant.full,
+    [{ name, key, size: request.size, profile: profile.profile_name }],
+    'presigned',
+    jobId,
+  );
   const url = await getSignedUrl(
     deps.s3,
     new PutObjectCommand({
@@ -215,7 +243,8 @@ export async function startRun(
   const files = objects.map(({ key }): JobFile => {
     const size = listed.get(key);
     const name = key.slice(root.length);
-    if (size === undefined) throw new BadRequestError(`No object '${name}' under s3://${deps.bucket}/${root}`);
+    if (size === undefined)
+      throw new BadRequestError(`No object '${name}' under s3://${deps.bucket}/${root}`);
     checkSize(name, size);
     const profile = profileFor(deps.content.profiles, name, request.profile);
     return { name, key, size, profile: profile.profile_name };

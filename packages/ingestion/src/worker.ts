@@ -6,15 +6,22 @@
 import { createHash } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { indexDocuments } from '@tessera/content';
-import { failpoint, faultpoint, log } from '@tessera/core';
-import { type TaskReporter, TaskReporter as Reporter } from '@tessera/events';
+import { failpoint, faultpoint, HttpError, log } from '@tessera/core';
+import { TaskReporter as Reporter, type TaskReporter } from '@tessera/events';
 import type { SQSRecord } from 'aws-lambda';
 import type { IngestionDeps } from './deps';
 import { ingestionEnv } from './env';
 import { ContentError } from './errors';
 import { extractGraph } from './extraction';
 import { jobOfIncomingKey } from './keys';
-import { type FileResult, type JobFile, JobMessage, type JobRecord, TERMINAL_STATES, type UploadResult } from './model';
+import {
+  type FileResult,
+  type JobFile,
+  JobMessage,
+  type JobRecord,
+  TERMINAL_STATES,
+  type UploadResult,
+} from './model';
 import { extensionOf, pipelineFor } from './routing';
 import { enqueueJob } from './submit';
 
@@ -31,11 +38,14 @@ export function jobsOfMessage(body: string): string[] {
   }
   const job = JobMessage.safeParse(parsed);
   if (job.success) return [job.data.job_id];
-  const records = (parsed as { Records?: { eventName?: string; s3?: { object?: { key?: string } } }[] }).Records;
+  const records = (parsed as { Records?: { eventName?: string; s3?: { object?: { key?: string } } }[] })
+    .Records;
   if (Array.isArray(records)) {
     return records
       .filter((record) => record.eventName?.startsWith('ObjectCreated'))
-      .map((record) => jobOfIncomingKey(decodeURIComponent((record.s3?.object?.key ?? '').replace(/\+/g, ' '))))
+      .map((record) =>
+        jobOfIncomingKey(decodeURIComponent((record.s3?.object?.key ?? '').replace(/\+/g, ' '))),
+      )
       .filter((id): id is string => id !== undefined);
   }
   // S3's test notification when a bucket is wired to the queue, and anything else: nothing to run.
@@ -71,17 +81,26 @@ export async function processDeadLetters(deps: IngestionDeps, records: SQSRecord
     try {
       jobIds = jobsOfMessage(record.body);
     } catch (error) {
-      log.error('unreadable message in the ingestion dead-letter queue', { message: record.messageId, error });
+      log.error('unreadable message in the ingestion dead-letter queue', {
+        message: record.messageId,
+        error,
+      });
       continue;
     }
     for (const jobId of jobIds) {
       const message = `Job ${jobId} was delivered ${ingestionEnv.maxDeliveries} times without finishing and went to the dead-letter queue`;
-      await endJob(deps, jobId, 'failed', { error: message, error_type: 'IngestPipelineError' }, {
-        type: 'error',
-        error_type: 'IngestPipelineError',
-        error_message: message,
-        recoverable: false,
-      });
+      await endJob(
+        deps,
+        jobId,
+        'failed',
+        { error: message, error_type: 'IngestPipelineError' },
+        {
+          type: 'error',
+          error_type: 'IngestPipelineError',
+          error_message: message,
+          recoverable: false,
+        },
+      );
     }
   }
 }
@@ -116,7 +135,13 @@ export async function runJob(deps: IngestionDeps, jobId: string): Promise<void> 
   const task = await deps.events.get(jobId);
   if (task?.cancel_requested && job.state === 'queued') {
     const reason = task.cancel_reason ?? 'cancelled';
-    await endJob(deps, jobId, 'cancelled', { reason }, { type: 'status', state: 'cancelled', message: reason });
+    await endJob(
+      deps,
+      jobId,
+      'cancelled',
+      { reason },
+      { type: 'status', state: 'cancelled', message: reason },
+    );
     return;
   }
   if (!(await deps.jobs.acquireSlot(job.tenant_id, jobId, ingestionEnv.tenantSlots, SLOT_LEASE_MS))) {
@@ -127,8 +152,12 @@ export async function runJob(deps: IngestionDeps, jobId: string): Promise<void> 
   try {
     const reporter = await Reporter.attach(deps.events, { taskId: jobId, from: jobId });
     if (!reporter) {
-      // Another worker holds the job's lease (a duplicate delivery): look again once that lease could lapse.
-      await enqueueJob(deps, jobId, 30);
+      // Another worker holds the job's lease (a duplicate delivery, or one that died): look again once that
+      // lease could have lapsed; waiting on a new message burns none of this one's deliveries.
+      const holder = await deps.events.get(jobId);
+      if (!holder || holder.ended) return;
+      const seconds = Math.ceil((holder.lease_expires_at - Date.now()) / 1000) + 1;
+      await enqueueJob(deps, jobId, Math.min(900, Math.max(1, seconds)));
       return;
     }
     const claimed = await deps.jobs.claim(jobId);
@@ -162,11 +191,18 @@ async function work(deps: IngestionDeps, job: JobRecord, reporter: TaskReporter)
     if (index > 0 && reporter.cancelled) {
       const reason = reporter.reason ?? 'cancelled';
       const result = summarize(job, results, started, 'cancelled');
-      await endJob(deps, job.job_id, 'cancelled', { reason, result: { ...result, reason } }, {
-        type: 'status',
-        state: 'cancelled',
-        message: reason,
-      }, reporter);
+      await endJob(
+        deps,
+        job.job_id,
+        'cancelled',
+        { reason, result: { ...result, reason } },
+        {
+          type: 'status',
+          state: 'cancelled',
+          message: reason,
+        },
+        reporter,
+      );
       return;
     }
     const outcome = await ingestFile(deps, job, file);
@@ -183,24 +219,39 @@ async function work(deps: IngestionDeps, job: JobRecord, reporter: TaskReporter)
   const failed = results.filter((result) => result.status === 'failed');
   if (failed.length === results.length) {
     const first = failed[0]!;
-    const message = failed.length === 1 ? first.error! : `All ${failed.length} files failed; first: ${first.error}`;
+    const message =
+      failed.length === 1 ? first.error! : `All ${failed.length} files failed; first: ${first.error}`;
     const errorType = first.error_type ?? 'IngestPipelineError';
     const result = { ...summarize(job, results, started, 'failed'), error: message, error_type: errorType };
-    await endJob(deps, job.job_id, 'failed', { error: message, error_type: errorType, result }, {
-      type: 'error',
-      error_type: errorType,
-      error_message: message,
-      recoverable: false,
-    }, reporter);
+    await endJob(
+      deps,
+      job.job_id,
+      'failed',
+      { error: message, error_type: errorType, result },
+      {
+        type: 'error',
+        error_type: errorType,
+        error_message: message,
+        recoverable: false,
+      },
+      reporter,
+    );
     return;
   }
   const result = summarize(job, results, started, 'complete');
-  await endJob(deps, job.job_id, 'complete', { result }, {
-    type: 'complete',
-    result: { ...result },
-    summary: `${result.documents_fed} documents fed from ${results.length - failed.length} of ${results.length} files`,
-    execution_time_seconds: result.processing_time,
-  }, reporter);
+  await endJob(
+    deps,
+    job.job_id,
+    'complete',
+    { result },
+    {
+      type: 'complete',
+      result: { ...result },
+      summary: `${result.documents_fed} documents fed from ${results.length - failed.length} of ${results.length} files`,
+      execution_time_seconds: result.processing_time,
+    },
+    reporter,
+  );
 }
 
 function summarize(
@@ -270,7 +321,15 @@ async function ingestFile(deps: IngestionDeps, job: JobRecord, file: JobFile): P
     sourceDocId: file.name,
     documents: output.documents,
   };
-  await indexDocuments(deps.content, request);
+  try {
+    await indexDocuments(deps.content, request);
+  } catch (error) {
+    // The domain refusing (the tenant was deleted meanwhile, say) will refuse every redelivery too.
+    if (error instanceof HttpError && error.status < 500) {
+      return { ...base, status: 'failed', error: error.message, error_type: error.name };
+    }
+    throw error;
+  }
   failpoint('ingestion.after_feed');
   const graph = await extractGraph(deps, job.tenant_id, file.name, output);
   if (graph.backReferences) {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Emulators, startLocalBackends } from '@tessera/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobStore, type JobRecord } from '../src';
+import { type JobRecord, JobStore } from '../src';
 
 let emulators: Emulators;
 const clock = { offset: 0 };
@@ -90,7 +90,12 @@ describe('JobStore (integration: emulated DynamoDB)', () => {
 
   it('remembers the content hash each source was last ingested from', async () => {
     expect(await jobs.source('acme:acme', 'p', 'new.md')).toBeUndefined();
-    await jobs.recordSource('acme:acme', 'p', 'new.md', { content_hash: 'h', job_id: 'j', chunks: 2, updated_at: 1 });
+    await jobs.recordSource('acme:acme', 'p', 'new.md', {
+      content_hash: 'h',
+      job_id: 'j',
+      chunks: 2,
+      updated_at: 1,
+    });
     expect(await jobs.source('acme:acme', 'p', 'new.md')).toMatchObject({ content_hash: 'h', chunks: 2 });
     expect(await jobs.source('acme:acme', 'other', 'new.md')).toBeUndefined();
   });

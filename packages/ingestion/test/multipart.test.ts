@@ -33,7 +33,10 @@ describe('parseMultipart', () => {
   });
 
   it('answers 415 for a body that is not multipart', async () => {
-    const event = { headers: { 'content-type': 'application/json' }, body: '{}' } as unknown as APIGatewayProxyEventV2;
+    const event = {
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    } as unknown as APIGatewayProxyEventV2;
     expect(() => parseMultipart(event, 1024)).toThrow(/multipart\/form-data/);
   });
 

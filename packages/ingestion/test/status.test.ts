@@ -2,7 +2,13 @@ import type { TaskEvent } from '@tessera/events';
 import { describe, expect, it } from 'vitest';
 import { statusEntry } from '../src';
 
-const base = { task_id: 'ingest_1', tenant_id: 'a:a', event_id: 'e1', timestamp: '2026-01-01T00:00:00.000Z', offset: 3 };
+const base = {
+  task_id: 'ingest_1',
+  tenant_id: 'a:a',
+  event_id: 'e1',
+  timestamp: '2026-01-01T00:00:00.000Z',
+  offset: 3,
+};
 const event = (body: object) => ({ ...base, ...body }) as TaskEvent;
 
 describe('statusEntry', () => {
@@ -23,7 +29,9 @@ describe('statusEntry', () => {
       result: { chunks_created: 2 },
     });
     expect(
-      statusEntry(event({ type: 'error', error_type: 'CorruptPdf', error_message: 'bad', recoverable: false })),
+      statusEntry(
+        event({ type: 'error', error_type: 'CorruptPdf', error_message: 'bad', recoverable: false }),
+      ),
     ).toMatchObject({ state: 'failed', error: 'bad', error_type: 'CorruptPdf' });
   });
 

@@ -77,7 +77,8 @@ export async function startQueuePollers(
             ApproximateReceiveCount: message.Attributes?.ApproximateReceiveCount ?? '1',
             SentTimestamp: message.Attributes?.SentTimestamp ?? String(Date.now()),
             SenderId: message.Attributes?.SenderId ?? 'local',
-            ApproximateFirstReceiveTimestamp: message.Attributes?.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+            ApproximateFirstReceiveTimestamp:
+              message.Attributes?.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
           },
           messageAttributes: {},
           md5OfBody: message.MD5OfBody ?? '',
@@ -100,10 +101,15 @@ export async function startQueuePollers(
           .send(
             new DeleteMessageBatchCommand({
               QueueUrl: url,
-              Entries: done.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle! })),
+              Entries: done.map((message, index) => ({
+                Id: String(index),
+                ReceiptHandle: message.ReceiptHandle!,
+              })),
             }),
           )
-          .catch((error: unknown) => log.warn('could not delete handled messages', { worker: worker.name, error }));
+          .catch((error: unknown) =>
+            log.warn('could not delete handled messages', { worker: worker.name, error }),
+          );
       }
     };
     for (let i = 0; i < worker.concurrency; i++) loops.push(poll());
@@ -119,7 +125,11 @@ export function forwardS3Notifications(subscribe: (listener: (event: unknown) =>
   const sqs = sqsClient();
   const urls = new Map<string, Promise<string>>();
   subscribe((event) => {
-    for (const record of (event as { Records?: { eventName: string; s3: { bucket: { name: string }; object: { key: string } } }[] }).Records ?? []) {
+    for (const record of (
+      event as {
+        Records?: { eventName: string; s3: { bucket: { name: string }; object: { key: string } } }[];
+      }
+    ).Records ?? []) {
       if (!record.eventName.startsWith('ObjectCreated')) continue;
       for (const notification of bucketNotifications) {
         if (record.s3.bucket.name !== resourceName(buckets[notification.bucket])) continue;
@@ -128,11 +138,15 @@ export function forwardS3Notifications(subscribe: (listener: (event: unknown) =>
         if (!urls.has(name)) urls.set(name, queueUrl(name));
         // S3 URL-encodes keys in notifications (spaces as '+').
         const key = encodeURIComponent(record.s3.object.key).replace(/%2F/g, '/').replace(/%20/g, '+');
-        const body = JSON.stringify({ Records: [{ ...record, s3: { ...record.s3, object: { ...record.s3.object, key } } }] });
+        const body = JSON.stringify({
+          Records: [{ ...record, s3: { ...record.s3, object: { ...record.s3.object, key } } }],
+        });
         void urls
           .get(name)!
           .then((url) => sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: body })))
-          .catch((error: unknown) => log.error('could not forward an S3 notification', { queue: name, error }));
+          .catch((error: unknown) =>
+            log.error('could not forward an S3 notification', { queue: name, error }),
+          );
       }
     }
   });

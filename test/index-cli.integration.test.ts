@@ -1,0 +1,139 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, type RuntimeProcess, spawnRuntime } from './support/runtime';
+
+const root = path.resolve(import.meta.dirname, '..');
+const run = promisify(execFile);
+let rt: RuntimeProcess;
+
+async function tessera(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [path.join(root, 'packages/cli/bin/tessera.js'), ...args, '--url', rt.url],
+      { env: { ...process.env, TESSERA_TENANT_ID: 'acme' } },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+function repo(files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'repo-'));
+  for (const [name, content] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    writeFileSync(path.join(dir, name), content);
+  }
+  return dir;
+}
+
+const sources = {
+  '.gitignore': 'build/\n',
+  'src/billing.ts': [
+    "import { round } from './math';",
+    '/** Totals an invoice with tax. */',
+    'export function invoiceTotal(lines: number[], tax: number): number {',
+    '  return round(lines.reduce((a, b) => a + b, 0) * (1 + tax));',
+    '}',
+  ].join('\n'),
+  'src/math.ts':
+    'export function round(value: number): number {\n  return Math.round(value * 100) / 100;\n}\n',
+  'tools/report.py': 'def monthly_report(rows):\n    """Sums the rows of a month."""\n    return sum(rows)\n',
+  'cmd/main.go':
+    'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println(greet())\n}\n\nfunc greet() string { return "hi" }\n',
+  'build/bundle.js': 'var ignored = true;',
+  'README.md': 'Maintained by Grace Hopper in Arlington.',
+};
+
+beforeAll(async () => {
+  rt = await spawnRuntime();
+  expect((await call(rt.url, 'POST', '/admin/tenants', { tenant_id: 'acme' })).status).toBe(201);
+});
+
+afterAll(async () => {
+  await rt?.stop();
+});
+
+describe('tessera index (integration)', () => {
+  it('indexes a tree, extracts its graph, and skips unchanged files on a second run', async () => {
+    const dir = repo(sources);
+    const first = await tessera('index', dir, '--type', 'code');
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const lines = first.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^Found 4 code files in \//);
+    expect(lines[1]).toBe('Indexed 4/4 files');
+    expect(lines[2]).toMatch(/^ {2}Chunks created: [1-9]\d*$/);
+    expect(lines[3]).toMatch(/^ {2}Documents fed: [1-9]\d*$/);
+    expect(lines[4]).toMatch(/^ {2}Graph: [1-9]\d* nodes, [1-9]\d* edges$/);
+    expect(lines).toHaveLength(5);
+
+    const code = await call(rt.url, 'POST', '/search/', {
+      query: 'invoice total tax',
+      tenant_id: 'acme',
+      profile: 'code_lateon_mv',
+      top_k: 3,
+    });
+    expect(code.body.results[0]).toMatchObject({ source_doc_id: 'src/billing.ts' });
+    const calls = await call(rt.url, 'GET', '/graph/neighbors?tenant_id=acme&node=invoiceTotal');
+    expect(calls.body.out_edges).toEqual(
+      expect.arrayContaining([expect.objectContaining({ target_node_id: 'round', relation: 'calls' })]),
+    );
+    // The README is a text sibling: its entities become nodes.
+    const people = await call(rt.url, 'GET', '/graph/search?tenant_id=acme&q=Grace%20Hopper');
+    expect(people.body.nodes.map((n: { node_id: string }) => n.node_id)).toContain('grace_hopper');
+
+    const second = await tessera('index', dir, '--type', 'code', '--json');
+    expect(second.code).toBe(0);
+    const summary = JSON.parse(second.stdout);
+    expect(summary).toMatchObject({
+      files_found: 4,
+      files_indexed: 4,
+      files_skipped: 4,
+      documents_fed: 0,
+      errors: [],
+    });
+
+    writeFileSync(
+      path.join(dir, 'src/math.ts'),
+      'export function round(v: number): number {\n  return Math.round(v);\n}\n',
+    );
+    const third = await tessera('index', dir);
+    expect(third.stdout).toContain('Indexed 4/4 files');
+    expect(third.stdout).toContain('  Skipped (unchanged): 3');
+  });
+
+  it('reports files the server could not index with their reason', async () => {
+    const dir = repo({ 'good.js': 'function ok() { return 1; }', 'bad.js': '\n\n  \n' });
+    const answer = await tessera('index', dir);
+    expect(answer.code).toBe(0);
+    expect(answer.stdout).toContain('Indexed 1/2 files');
+    expect(answer.stdout).toContain('  Errors: 1');
+    expect(answer.stdout).toMatch(/ {4}bad\.js: bad\.js holds no code to index/);
+  });
+
+  it('says when a tree has no code files, and refuses other types', async () => {
+    const dir = repo({ 'notes.md': 'nothing to index' });
+    const empty = await tessera('index', dir);
+    expect(empty.stdout.trim()).toBe(`No code files found in ${dir}`);
+    const docs = await tessera('index', dir, '--type', 'docs');
+    expect(docs.code).toBe(1);
+    expect(docs.stderr.trim()).toBe("--type docs is not yet implemented. Only 'code' is supported.");
+    const missing = await tessera('index', path.join(dir, 'nope'));
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^Cannot index .*nope/);
+  });
+
+  it('fails before any upload for an unregistered tenant, naming it', async () => {
+    const dir = repo({ 'a.ts': 'export const a = 1;' });
+    const answer = await tessera('index', dir, '--tenant', 'ghost');
+    expect(answer.code).toBe(1);
+    expect(answer.stderr.trim()).toBe("Tenant 'ghost:ghost' not registered. (HTTP 404)");
+  });
+});
