@@ -15,6 +15,19 @@ export { createClaimExtractor, createEntityExtractor, llmEndpointOptions } from 
 export { filterEntities, MIN_ENTITY_CHARS } from './documents/filter';
 export type { GlinerEntityExtractorOptions } from './documents/gliner';
 export { GlinerEntityExtractor } from './documents/gliner';
+export type {
+  DocumentEdge,
+  DocumentGraph,
+  DocumentNode,
+  ExtractDocumentGraphInput,
+  SegmentReferences,
+} from './documents/graph';
+export {
+  CLAIMS_SKIPPED,
+  DEFAULT_CONCURRENCY,
+  DocumentSegment,
+  extractDocumentGraph,
+} from './documents/graph';
 export type { LlmEndpointOptions } from './documents/llm';
 export type { OpenAIEntityExtractorOptions } from './documents/llm-entities';
 export { OpenAIEntityExtractor } from './documents/llm-entities';
