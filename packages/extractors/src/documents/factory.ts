@@ -1,0 +1,50 @@
+/** Picks the entity and claim extractors the settings ask for. */
+import { type ExtractorsEnv, extractorsEnv } from '../env';
+import { OpenAIClaimExtractor } from './claims';
+import { CompromiseEntityExtractor } from './embedded';
+import { GlinerEntityExtractor } from './gliner';
+import type { LlmEndpointOptions } from './llm';
+import { OpenAIEntityExtractor } from './llm-entities';
+import type { ClaimExtractor, EntityExtractor } from './types';
+
+/** The LLM endpoint of the settings, or undefined when `TESSERA_LLM_BASE_URL` is not set. */
+export function llmEndpointOptions(env: ExtractorsEnv = extractorsEnv): LlmEndpointOptions | undefined {
+  if (!env.TESSERA_LLM_BASE_URL || !env.TESSERA_LLM_MODEL) return undefined;
+  return {
+    baseURL: env.TESSERA_LLM_BASE_URL,
+    model: env.TESSERA_LLM_MODEL,
+    apiKey: env.TESSERA_LLM_API_KEY,
+    temperature: env.TESSERA_LLM_TEMPERATURE,
+    maxTokens: env.TESSERA_LLM_MAX_TOKENS,
+    requestTimeout: env.TESSERA_LLM_REQUEST_TIMEOUT,
+    numRetries: env.TESSERA_LLM_NUM_RETRIES,
+    seed: env.TESSERA_LLM_SEED,
+  };
+}
+
+/** `TESSERA_ENTITY_EXTRACTOR`: `embedded` (default), `gliner` (`TESSERA_GLINER_URL`) or `llm`. */
+export function createEntityExtractor(env: ExtractorsEnv = extractorsEnv): EntityExtractor {
+  switch (env.TESSERA_ENTITY_EXTRACTOR) {
+    case 'gliner':
+      if (!env.TESSERA_GLINER_URL) throw new Error('TESSERA_GLINER_URL is required for the gliner extractor');
+      return new GlinerEntityExtractor({
+        url: env.TESSERA_GLINER_URL,
+        threshold: env.TESSERA_GLINER_THRESHOLD,
+        timeoutMs: env.TESSERA_GLINER_TIMEOUT_MS,
+      });
+    case 'llm': {
+      const options = llmEndpointOptions(env);
+      if (!options)
+        throw new Error('TESSERA_LLM_BASE_URL and TESSERA_LLM_MODEL are required for the llm extractor');
+      return new OpenAIEntityExtractor(options);
+    }
+    default:
+      return new CompromiseEntityExtractor();
+  }
+}
+
+/** The claim extractor of the configured LLM endpoint; undefined without one (callers skip claims and say so). */
+export function createClaimExtractor(env: ExtractorsEnv = extractorsEnv): ClaimExtractor | undefined {
+  const options = llmEndpointOptions(env);
+  return options ? new OpenAIClaimExtractor(options) : undefined;
+}

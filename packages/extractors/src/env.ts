@@ -1,0 +1,65 @@
+/** Settings of the document extractors, parsed once at load so a bad value fails at start. */
+import { z } from 'zod';
+
+const schema = z
+  .object({
+    /** `embedded` (compromise's lexicon tagger, offline), `gliner` (a GLiNER sidecar) or `llm`. */
+    TESSERA_ENTITY_EXTRACTOR: z.enum(['embedded', 'gliner', 'llm']).default('embedded'),
+    /** GLiNER sidecar speaking `POST /predict_entities`. */
+    TESSERA_GLINER_URL: z.url().optional(),
+    TESSERA_GLINER_THRESHOLD: z.coerce.number().min(0).max(1).default(0.5),
+    TESSERA_GLINER_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+    /** OpenAI-compatible endpoint, including its `/v1`: claims are extracted only when it is set. */
+    TESSERA_LLM_BASE_URL: z.url().optional(),
+    TESSERA_LLM_MODEL: z.string().min(1).optional(),
+    TESSERA_LLM_API_KEY: z.string().min(1).optional(),
+    TESSERA_LLM_TEMPERATURE: z.coerce.number().min(0).max(2).default(0.1),
+    TESSERA_LLM_MAX_TOKENS: z.coerce.number().int().positive().default(1000),
+    /** Seconds before a request times out. */
+    TESSERA_LLM_REQUEST_TIMEOUT: z.coerce.number().positive().default(120),
+    /** Total attempts per call: 1 means no retry. */
+    TESSERA_LLM_NUM_RETRIES: z.coerce.number().int().min(1).max(10).default(1),
+    TESSERA_LLM_SEED: z.coerce.number().int().optional(),
+  })
+  .superRefine((env, ctx) => {
+    if (env.TESSERA_ENTITY_EXTRACTOR === 'gliner' && !env.TESSERA_GLINER_URL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['TESSERA_GLINER_URL'],
+        message: 'required when TESSERA_ENTITY_EXTRACTOR is gliner',
+      });
+    }
+    if (env.TESSERA_ENTITY_EXTRACTOR === 'llm' && !env.TESSERA_LLM_BASE_URL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['TESSERA_LLM_BASE_URL'],
+        message: 'required when TESSERA_ENTITY_EXTRACTOR is llm',
+      });
+    }
+    if (env.TESSERA_LLM_BASE_URL && !env.TESSERA_LLM_MODEL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['TESSERA_LLM_MODEL'],
+        message: 'required when TESSERA_LLM_BASE_URL is set',
+      });
+    }
+  });
+
+export type ExtractorsEnv = z.infer<typeof schema>;
+
+/** Parses a set of variables; an empty variable counts as unset. */
+export function parseExtractorsEnv(variables: Record<string, string | undefined>): ExtractorsEnv {
+  const parsed = schema.safeParse(
+    Object.fromEntries(
+      Object.entries(variables).filter(([key, value]) => key.startsWith('TESSERA_') && value),
+    ),
+  );
+  if (!parsed.success) {
+    throw new Error(
+      `Invalid extractor settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
+  }
+  return parsed.data;
+}
+
+export const extractorsEnv = parseExtractorsEnv(process.env);
