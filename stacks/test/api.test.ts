@@ -124,8 +124,12 @@ describe('Api', () => {
       variables[definition.deadLetter.envVar] = queueName(queueConstruct.deadLetterQueues[key as QueueKey]!);
     }
 
-    template.resourceCountIs('AWS::Lambda::Function', routes.length + 1 + schedules.length);
-    template.allResourcesProperties('AWS::Lambda::Function', { Environment: { Variables: variables } });
+    const ours = [...shared.api.functions.values()].map((fn) => logicalId(stack, fn));
+    expect(new Set(ours).size).toBe(routes.length + 1 + schedules.length + queueWorkers.length);
+    // Besides ours, CDK's own handler that applies bucket notifications.
+    template.resourceCountIs('AWS::Lambda::Function', ours.length + 1);
+    const resources = template.toJSON().Resources;
+    for (const id of ours) expect(resources[id].Properties.Environment.Variables, id).toEqual(variables);
   });
 
   it('ships one code asset per handler module, shared by the functions of its routes', () => {

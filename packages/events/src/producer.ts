@@ -68,10 +68,12 @@ export class TaskReporter {
   ): Promise<TaskReporter | undefined> {
     const leaseMs = options.leaseMs ?? PRODUCER_LEASE_MS;
     const reporter = new TaskReporter(store, options.taskId, leaseMs, options.pollMs ?? 500);
-    const state = await store.takeOver(options.taskId, options.from, reporter.owner, leaseMs).catch((error) => {
-      reporter.stop();
-      throw error;
-    });
+    const state = await store
+      .takeOver(options.taskId, options.from, reporter.owner, leaseMs)
+      .catch((error) => {
+        reporter.stop();
+        throw error;
+      });
     if (!state) {
       reporter.stop();
       return undefined;
@@ -148,6 +150,15 @@ export class TaskReporter {
     } finally {
       this.stop();
     }
+  }
+
+  /**
+   * Hands the lease to `owner` for `leaseMs` and stops holding it: a worker giving a job back to the queue,
+   * so the next delivery can take it over at once instead of waiting for this lease to lapse.
+   */
+  async handBack(owner: string, leaseMs: number): Promise<void> {
+    this.stop();
+    await this.store.takeOver(this.taskId, this.owner, owner, leaseMs);
   }
 
   /** Stops holding the lease without ending the task: it then counts as stopped once the lease lapses. */

@@ -226,6 +226,8 @@ export async function streamTask(
         await sink.comment('heartbeat');
         idleSince = Date.now();
       }
+      // The feed may have announced new events while the store was read above: deliver them, not wait.
+      if ((feed.since(offset) ?? []).length > 0) continue;
       await wake(fed, taskId, sink.signal, Math.max(1, heartbeatMs - (Date.now() - idleSince)));
     }
   } catch (error) {

@@ -3,11 +3,11 @@
  * job, runs each file through its pipeline, feeds the content index, runs the server-side graph pass and
  * reports every step on the job's task. Redelivered messages find the job ended and are acknowledged.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { indexDocuments } from '@tessera/content';
 import { failpoint, faultpoint, HttpError, log } from '@tessera/core';
-import { TaskReporter as Reporter, type TaskReporter } from '@tessera/events';
+import { QUEUED_INGESTION_LEASE_MS, TaskReporter as Reporter, type TaskReporter } from '@tessera/events';
 import type { SQSRecord } from 'aws-lambda';
 import type { IngestionDeps } from './deps';
 import { ingestionEnv } from './env';
@@ -144,7 +144,9 @@ export async function runJob(deps: IngestionDeps, jobId: string): Promise<void> 
     );
     return;
   }
-  if (!(await deps.jobs.acquireSlot(job.tenant_id, jobId, ingestionEnv.tenantSlots, SLOT_LEASE_MS))) {
+  // A holder of its own per attempt: a duplicate delivery must not free the slot of the attempt running.
+  const holder = `${jobId}#${randomUUID()}`;
+  if (!(await deps.jobs.acquireSlot(job.tenant_id, holder, ingestionEnv.tenantSlots, SLOT_LEASE_MS))) {
     // Every slot of the tenant is busy: back on the queue (a new message, so waiting burns no deliveries).
     await enqueueJob(deps, jobId, ingestionEnv.slotRetrySeconds);
     return;
@@ -168,12 +170,13 @@ export async function runJob(deps: IngestionDeps, jobId: string): Promise<void> 
     try {
       await work(deps, claimed, reporter);
     } catch (error) {
-      // Stop holding the lease without ending the task: the message is redelivered and the job resumes.
-      reporter.stop();
+      // The job goes back to the queue: its lease returns to the job (as while it was queued), so the
+      // redelivery takes it up at once; the task stays open.
+      await reporter.handBack(jobId, QUEUED_INGESTION_LEASE_MS).catch(() => undefined);
       throw error;
     }
   } finally {
-    await deps.jobs.releaseSlot(job.tenant_id, jobId);
+    await deps.jobs.releaseSlot(job.tenant_id, holder);
   }
 }
 

@@ -4,6 +4,7 @@
  * throws leaves its whole batch. S3 notifications of the emulated bucket are forwarded to their queue.
  */
 import {
+  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
   GetQueueUrlCommand,
@@ -87,6 +88,27 @@ export async function startQueuePollers(
           awsRegion: process.env.AWS_REGION ?? 'us-east-1',
         }));
         let failed = new Set<string>(records.map((record) => record.messageId));
+        // As Lambda does by requiring a visibility timeout longer than the function's, a batch stays hidden
+        // while its handler runs; a process that dies stops extending it, and the batch is redelivered.
+        const extend = options.visibilitySeconds
+          ? setInterval(
+              () => {
+                void sqs
+                  .send(
+                    new ChangeMessageVisibilityBatchCommand({
+                      QueueUrl: url,
+                      Entries: messages!.map((message, index) => ({
+                        Id: String(index),
+                        ReceiptHandle: message.ReceiptHandle!,
+                        VisibilityTimeout: options.visibilitySeconds,
+                      })),
+                    }),
+                  )
+                  .catch(() => undefined);
+              },
+              (options.visibilitySeconds * 1000) / 2,
+            )
+          : undefined;
         try {
           const answer = (await worker.run({ Records: records })) as
             | { batchItemFailures?: { itemIdentifier: string }[] }
@@ -94,6 +116,8 @@ export async function startQueuePollers(
           failed = new Set((answer?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
         } catch (error) {
           log.error('queue worker failed its batch; it will be redelivered', { worker: worker.name, error });
+        } finally {
+          clearInterval(extend);
         }
         const done = messages.filter((message) => !failed.has(message.MessageId!));
         if (done.length === 0) continue;
