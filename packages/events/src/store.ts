@@ -6,7 +6,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -17,7 +16,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '@tessera/core';
-import { documentClient, resourceName, tables } from '@tessera/platform';
+import { conditional, documentClient, resourceName, tables } from '@tessera/platform';
 import { type EventBody, isTerminal, type TaskEvent, type TaskKind } from './model';
 
 /** A workflow keeps its newest 1,000 events. */
@@ -58,15 +57,6 @@ const pad = (offset: number) => String(offset).padStart(12, '0');
 
 /** Appends made in this process, so its own streams deliver at once instead of at their next poll. */
 export const appended = new EventEmitter().setMaxListeners(0);
-
-async function conditional<T>(write: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await write();
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
-}
 
 export class TaskEventStore {
   private readonly queues = resourceName(tables.taskQueues);
@@ -224,31 +214,12 @@ export class TaskEventStore {
   }
 
   /** Renews the producer's lease; answers the cancellation, or undefined when the lease was lost. */
-  async renew(
+  renew(
     taskId: string,
     owner: string,
     leaseMs: number,
   ): Promise<{ cancelled: boolean; reason?: string } | undefined> {
-    const updated = await conditional(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.queues,
-          Key: { task_id: taskId },
-          UpdateExpression: 'SET lease_expires_at = :until, lease_owner = :owner',
-          ConditionExpression: 'ended = :false AND (lease_owner = :owner OR lease_expires_at <= :now)',
-          ExpressionAttributeValues: {
-            ':until': this.now() + leaseMs,
-            ':owner': owner,
-            ':false': false,
-            ':now': this.now(),
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
-    if (!updated) return undefined;
-    const record = updated.Attributes as TaskRecord;
-    return { cancelled: record.cancel_requested, reason: record.cancel_reason };
+    return this.takeOver(taskId, owner, owner, leaseMs);
   }
 
   /**

@@ -2,7 +2,6 @@
  * Ingestion job records, per-source content hashes and per-tenant run slots in DynamoDB. Every write is a
  * conditional update, so redelivered messages and concurrent workers cannot move a job backwards.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -11,17 +10,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '@tessera/core';
-import { documentClient, resourceName, tables } from '@tessera/platform';
+import { conditional, documentClient, resourceName, tables } from '@tessera/platform';
 import type { JobRecord, JobState } from './model';
-
-async function conditional<T>(write: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await write();
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
-}
 
 export interface SourceRecord {
   content_hash: string;

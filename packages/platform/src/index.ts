@@ -1,4 +1,5 @@
 export { documentClient, dynamoClient, s3Client, sqsClient } from './clients';
+export { conditional } from './conditional';
 export { hasCustomEndpoint, platformEnv, resourceName } from './env';
 export type { ServiceHealth } from './health';
 export { awsServicesHealth, probe } from './health';

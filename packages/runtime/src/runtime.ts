@@ -19,7 +19,7 @@ import type { LoadedRoute } from './http-server';
 import { createApiServer } from './http-server';
 import { installAwsLambdaGlobal } from './lambda-shim';
 import { forwardS3Notifications, type LoadedQueueWorker, startQueuePollers } from './queue-poller';
-import { startScheduler } from './scheduler';
+import { runStartupJobs, startScheduler } from './scheduler';
 
 const functionsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../functions');
 
@@ -84,19 +84,22 @@ export async function startRuntime(): Promise<Runtime> {
       }),
     );
 
-    const api = createApiServer(routes, fallback);
-    server = api;
-    await new Promise<void>((resolve, reject) => {
-      api.once('error', reject);
-      api.listen(runtimeEnv.TESSERA_PORT, runtimeEnv.TESSERA_HOST, resolve);
-    });
-    stopScheduler = startScheduler(schedules, { periodic: runtimeEnv.TESSERA_SCHEDULER === 'on' });
+    // Settle what the last run left unfinished before answering anything.
+    await runStartupJobs(schedules);
     if (emulators) {
       forwardS3Notifications(emulators.onS3Event);
       // The emulated queues keep messages in memory only: jobs left unfinished by the last run go back on.
       const recover = await loadExport('workers/ingestion.recoverJobs', table.splitHandler);
       await recover({ idleSeconds: 0 });
     }
+
+    const api = createApiServer(routes, fallback);
+    server = api;
+    await new Promise<void>((resolve, reject) => {
+      api.once('error', reject);
+      api.listen(runtimeEnv.TESSERA_PORT, runtimeEnv.TESSERA_HOST, resolve);
+    });
+    if (runtimeEnv.TESSERA_SCHEDULER === 'on') stopScheduler = startScheduler(schedules);
     if (runtimeEnv.TESSERA_QUEUE_WORKERS === 'on') {
       const workers: LoadedQueueWorker[] = await Promise.all(
         table.queueWorkers.map(async (worker) => {

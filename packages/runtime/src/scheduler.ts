@@ -8,7 +8,19 @@ export interface LoadedSchedule {
   run: () => Promise<unknown>;
 }
 
-export function startScheduler(schedules: LoadedSchedule[], options: { periodic: boolean }): () => void {
+const report = (schedule: LoadedSchedule) => (error: unknown) =>
+  log.error('scheduled job failed', { schedule: schedule.name, error });
+
+/**
+ * The start-up runs of the schedules that ask for one, to completion: the runtime answers requests only
+ * once interrupted work of its last run (a tenant create cut short, say) has been settled.
+ */
+export async function runStartupJobs(schedules: LoadedSchedule[]): Promise<void> {
+  await Promise.all(schedules.filter((s) => s.atStartup).map((s) => s.run().catch(report(s))));
+}
+
+/** Fires each schedule at its rate; a run still going when the next is due is not started twice. */
+export function startScheduler(schedules: LoadedSchedule[]): () => void {
   const timers: NodeJS.Timeout[] = [];
   const running = new Set<string>();
   const fire = (schedule: LoadedSchedule) => {
@@ -16,13 +28,11 @@ export function startScheduler(schedules: LoadedSchedule[], options: { periodic:
     running.add(schedule.name);
     schedule
       .run()
-      .catch((error: unknown) => log.error('scheduled job failed', { schedule: schedule.name, error }))
+      .catch(report(schedule))
       .finally(() => running.delete(schedule.name));
   };
   for (const schedule of schedules) {
-    if (schedule.atStartup) fire(schedule);
-    if (options.periodic)
-      timers.push(setInterval(() => fire(schedule), schedule.rateMinutes * 60_000).unref());
+    timers.push(setInterval(() => fire(schedule), schedule.rateMinutes * 60_000).unref());
   }
   return () => {
     for (const timer of timers) clearInterval(timer);
