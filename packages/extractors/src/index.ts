@@ -9,7 +9,7 @@ export {
   splitForClaims,
   verbatimEvidence,
 } from './documents/claims';
-export { CompromiseEntityExtractor } from './documents/embedded';
+export { CompromiseEntityExtractor, proseOf } from './documents/embedded';
 export { ClaimExtractionError, EntityExtractionError } from './documents/errors';
 export { createClaimExtractor, createEntityExtractor, llmEndpointOptions } from './documents/factory';
 export { filterEntities, MIN_ENTITY_CHARS } from './documents/filter';

@@ -1,4 +1,9 @@
-import { CompromiseEntityExtractor, createEntityExtractor, parseExtractorsEnv } from '@tessera/extractors';
+import {
+  CompromiseEntityExtractor,
+  createEntityExtractor,
+  parseExtractorsEnv,
+  proseOf,
+} from '@tessera/extractors';
 import { describe, expect, it } from 'vitest';
 
 const context = { sourceDocId: 'docs/curie.md', segmentId: 'document' };
@@ -45,5 +50,25 @@ describe('CompromiseEntityExtractor', () => {
     expect(first.length).toBeGreaterThan(2);
     expect(await extractor.extract(text, context)).toEqual(first);
     expect(await new CompromiseEntityExtractor().extract(text, context)).toEqual(first);
+  });
+});
+
+describe('proseOf', () => {
+  it('blanks code, URLs and markup without moving any offset', () => {
+    const text =
+      'Ask Ada Lovelace.\n```js\nconst Paris = 1;\n```\nSee `London()` at https://example.org/Rome and <b>x</b>.';
+    const prose = proseOf(text);
+    expect(prose).toHaveLength(text.length);
+    expect(prose).toContain('Ask Ada Lovelace.');
+    expect(prose).not.toMatch(/Paris|London|Rome|<b>/);
+    expect(prose.indexOf('and')).toBe(text.indexOf('and'));
+  });
+
+  it('finds no entities inside code blocks', async () => {
+    const entities = await new CompromiseEntityExtractor().extract('```\nMarie Curie lived in Paris.\n```', {
+      sourceDocId: 'a.md',
+      segmentId: 'chunk_0',
+    });
+    expect(entities).toEqual([]);
   });
 });

@@ -47,6 +47,15 @@ function spans(terms: TaggedTerm[], label: EntityLabel): { start: number; end: n
   return result;
 }
 
+/** Code blocks, inline code, URLs and markup: not prose, and the tagger's time goes by the character. */
+const NOT_PROSE =
+  /```[\s\S]*?(?:```|$)|~~~[\s\S]*?(?:~~~|$)|`[^`\n]*`|\b[a-z][a-z0-9+.-]*:\/\/\S+|<[^>\n]+>/gi;
+
+/** The text with what is not prose blanked out, so every offset still points into the original. */
+export function proseOf(text: string): string {
+  return text.replace(NOT_PROSE, (match) => match.replace(/[^\n]/g, ' '));
+}
+
 export class CompromiseEntityExtractor implements EntityExtractor {
   readonly name = 'embedded:compromise';
   readonly labels: readonly EntityLabel[] = SELECTIONS.map((entry) => entry.label);
@@ -55,7 +64,7 @@ export class CompromiseEntityExtractor implements EntityExtractor {
     if (text.trim() === '') return [];
     let found: ExtractedEntity[];
     try {
-      const tagged = (await compromiseTagger()).tag(text);
+      const tagged = (await compromiseTagger()).tag(proseOf(text));
       found = [];
       for (const { label, selection } of SELECTIONS) {
         for (const match of tagged.select(selection)) {
