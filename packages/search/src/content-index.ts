@@ -348,14 +348,16 @@ export class LanceContentIndex {
 
   /**
    * Float MaxSim (Σ over query tokens of the max dot product), computed exactly on the given ids, or on
-   * the documents of `floatTargets`. Their float vectors are read from the table by row id when the code
-   * cache of the table's version is loaded, else through a `document_id` filter.
+   * the documents of `floatTargets`, which `onTargets` is told before their float vectors are read. Those
+   * are read from the table by row id when the code cache of the table's version is loaded, else through a
+   * `document_id` filter.
    */
   async floatMaxSim(
     name: string,
     query: QueryVectors,
     limit: number,
     ids?: readonly string[],
+    onTargets?: (ids: string[]) => void,
   ): Promise<Scored[]> {
     const table = await this.table(name);
     if (!table || query.tokens === 0 || ids?.length === 0) return [];
@@ -371,6 +373,7 @@ export class LanceContentIndex {
       const docs = this.floatTargetDocs(codes, query);
       if (docs.length === 0) return [];
       const targets = Array.from(docs, (doc) => codes.ids[doc]!);
+      onTargets?.(targets);
       batches = (await readByRowId(table, codes, docs)) ?? (await readByFilter(table, targets));
     }
     const scored: Scored[] = [];
