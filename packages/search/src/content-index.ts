@@ -6,6 +6,7 @@
 import { type Connection, connect, Index, MatchQuery, MultiMatchQuery, type Table } from '@lancedb/lancedb';
 import type { Table as ArrowTable, RecordBatch } from 'apache-arrow';
 import { type BandIndex, bandCandidates, buildBandIndex } from './candidates';
+import { type DistinctCodes, distinctCodes, floatBitsScorer } from './distinct';
 import { type DocumentRow, documentTable } from './rows';
 import {
   binaryMaxSim,
@@ -37,6 +38,8 @@ interface CodeCache {
   offsets: Int32Array;
   bytes: Uint8Array;
   words: Uint32Array;
+  /** Token numbers of distinct codes, when codes repeat enough for it to pay. */
+  distinct?: DistinctCodes;
   /** Each document's Lance row id at this version: its float vectors are read by row id, not by a filter. */
   rowIds: BigUint64Array;
   /** Built on first use: document number by id, and the band index of large tables. */
@@ -325,7 +328,8 @@ export class LanceContentIndex {
     docs: Int32Array | undefined,
   ): Ranked {
     const tables = unpackedBitTables(query.vectors, query.tokens);
-    const { offsets, bytes } = codes;
+    const { offsets, bytes, distinct } = codes;
+    if (distinct) return best(codes, docs, limit, floatBitsScorer(distinct, tables, query.tokens, offsets));
     return best(codes, docs, limit, (doc) =>
       floatBinaryMaxSim(tables, query.tokens, bytes, offsets[doc]! * 16, offsets[doc + 1]! - offsets[doc]!),
     );
@@ -533,12 +537,14 @@ async function loadCodes(table: Table, version: number): Promise<CodeCache> {
     rowIds.set(part, at);
     at += part.length;
   }
+  const words = new Uint32Array(bytes.buffer);
   return {
     version,
     ids,
     offsets: Int32Array.from(offsetParts),
     bytes,
-    words: new Uint32Array(bytes.buffer),
+    words,
+    distinct: distinctCodes(words, total),
     rowIds,
   };
 }

@@ -204,6 +204,55 @@ export function floatBinaryMaxSim(
   return sum;
 }
 
+/**
+ * The float·bits products of one 16-byte code (from `doc[at]`) with every query token, into
+ * `out[outAt..outAt + queryTokens)`: the values `floatBinaryMaxSim` takes the max of.
+ */
+export function floatBitsOfCode(
+  tables: Float32Array,
+  queryTokens: number,
+  doc: Uint8Array,
+  at: number,
+  out: Float64Array,
+  outAt: number,
+): void {
+  const b0 = doc[at]!;
+  const b1 = 256 + doc[at + 1]!;
+  const b2 = 512 + doc[at + 2]!;
+  const b3 = 768 + doc[at + 3]!;
+  const b4 = 1024 + doc[at + 4]!;
+  const b5 = 1280 + doc[at + 5]!;
+  const b6 = 1536 + doc[at + 6]!;
+  const b7 = 1792 + doc[at + 7]!;
+  const b8 = 2048 + doc[at + 8]!;
+  const b9 = 2304 + doc[at + 9]!;
+  const b10 = 2560 + doc[at + 10]!;
+  const b11 = 2816 + doc[at + 11]!;
+  const b12 = 3072 + doc[at + 12]!;
+  const b13 = 3328 + doc[at + 13]!;
+  const b14 = 3584 + doc[at + 14]!;
+  const b15 = 3840 + doc[at + 15]!;
+  for (let q = 0, t = 0; q < queryTokens; q++, t += 4096) {
+    out[outAt + q] =
+      tables[t + b0]! +
+      tables[t + b1]! +
+      tables[t + b2]! +
+      tables[t + b3]! +
+      tables[t + b4]! +
+      tables[t + b5]! +
+      tables[t + b6]! +
+      tables[t + b7]! +
+      tables[t + b8]! +
+      tables[t + b9]! +
+      tables[t + b10]! +
+      tables[t + b11]! +
+      tables[t + b12]! +
+      tables[t + b13]! +
+      tables[t + b14]! +
+      tables[t + b15]!;
+  }
+}
+
 /** Views a packed code buffer as 32-bit words, copying only when it is not 4-byte aligned. */
 export function codeWords(bytes: Uint8Array): Uint32Array {
   if (bytes.byteOffset % 4 === 0)

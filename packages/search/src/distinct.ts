@@ -1,0 +1,135 @@
+/**
+ * The distinct token codes of a table. An encoder that gives a word the same vector wherever it occurs (the
+ * embedded one does) repeats codes a lot: the 2.4 million tokens of 100,000 code chunks hold about 52,000
+ * distinct codes, and the 2,000 candidates of a query some 4,000 among their 60,000 tokens. A score that
+ * depends on the code alone is then computed once per distinct code a query meets.
+ */
+import { floatBitsOfCode } from './scoring';
+
+export interface DistinctCodes {
+  /** Per token, the number of its distinct code. */
+  of: Int32Array;
+  count: number;
+  /** The distinct codes, 16 bytes each. */
+  bytes: Uint8Array;
+  /** Per distinct code, the query that scored it last and where its scores are; see `floatBitsScorer`. */
+  stamps: Int32Array;
+  slots: Int32Array;
+  serial: number;
+  values: Float64Array;
+}
+
+const mix = (w0: number, w1: number, w2: number, w3: number): number => {
+  let h = Math.imul(w0 ^ 0x9e3779b9, 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13) ^ w1, 0xc2b2ae35);
+  h = Math.imul(h ^ (h >>> 16) ^ w2, 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13) ^ w3, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+};
+
+/**
+ * Numbers the distinct 128-bit codes of `tokens` tokens (four words each, in `words`); undefined when more
+ * than `maxShare` of the tokens have distinct codes, too few repeats to be worth the indirection.
+ */
+export function distinctCodes(words: Uint32Array, tokens: number, maxShare = 0.5): DistinctCodes | undefined {
+  const most = Math.floor(tokens * maxShare);
+  const of = new Int32Array(tokens);
+  let codes = new Uint32Array(4 * 1024);
+  let count = 0;
+  // Open addressing on code numbers, kept at most half full.
+  let mask = (1 << 12) - 1;
+  let slots = new Int32Array(mask + 1).fill(-1);
+  const place = (code: number) => {
+    let slot = mix(codes[code * 4]!, codes[code * 4 + 1]!, codes[code * 4 + 2]!, codes[code * 4 + 3]!) & mask;
+    while (slots[slot] !== -1) slot = (slot + 1) & mask;
+    slots[slot] = code;
+  };
+  for (let t = 0, o = 0; t < tokens; t++, o += 4) {
+    const w0 = words[o]!;
+    const w1 = words[o + 1]!;
+    const w2 = words[o + 2]!;
+    const w3 = words[o + 3]!;
+    let slot = mix(w0, w1, w2, w3) & mask;
+    for (;;) {
+      const code = slots[slot]!;
+      if (code === -1) break;
+      const c = code * 4;
+      if (codes[c] === w0 && codes[c + 1] === w1 && codes[c + 2] === w2 && codes[c + 3] === w3) break;
+      slot = (slot + 1) & mask;
+    }
+    if (slots[slot] !== -1) {
+      of[t] = slots[slot]!;
+      continue;
+    }
+    if (count === most) return undefined;
+    if ((count + 1) * 4 > codes.length) {
+      const grown = new Uint32Array(codes.length * 2);
+      grown.set(codes);
+      codes = grown;
+    }
+    codes.set([w0, w1, w2, w3], count * 4);
+    of[t] = count;
+    slots[slot] = count++;
+    if (count * 2 > mask) {
+      mask = mask * 2 + 1;
+      slots = new Int32Array(mask + 1).fill(-1);
+      for (let code = 0; code < count; code++) place(code);
+    }
+  }
+  return {
+    of,
+    count,
+    bytes: new Uint8Array(codes.buffer, 0, count * 16).slice(),
+    stamps: new Int32Array(count),
+    slots: new Int32Array(count),
+    serial: 0,
+    values: new Float64Array(1024),
+  };
+}
+
+/**
+ * Float·bits MaxSim of one query (its unpacked-bit `tables`) for documents whose tokens run from
+ * `offsets[doc]` to `offsets[doc + 1]`: each distinct code's products with the query tokens are computed the
+ * first time the query meets it, with the same values `floatBinaryMaxSim` computes. The scorer shares
+ * scratch space with every scorer of `distinct`: use it before making the next.
+ */
+export function floatBitsScorer(
+  distinct: DistinctCodes,
+  tables: Float32Array,
+  queryTokens: number,
+  offsets: Int32Array,
+): (doc: number) => number {
+  if (distinct.serial === 0x7fffffff) {
+    distinct.stamps.fill(0);
+    distinct.serial = 0;
+  }
+  const serial = ++distinct.serial;
+  const { of, bytes, stamps, slots } = distinct;
+  const best = new Float64Array(queryTokens);
+  let used = 0;
+  return (doc) => {
+    if (queryTokens === 0 || offsets[doc + 1] === offsets[doc]) return 0;
+    best.fill(Number.NEGATIVE_INFINITY);
+    for (let t = offsets[doc]!; t < offsets[doc + 1]!; t++) {
+      const code = of[t]!;
+      if (stamps[code] !== serial) {
+        stamps[code] = serial;
+        slots[code] = used;
+        if ((used + 1) * queryTokens > distinct.values.length) {
+          const grown = new Float64Array(distinct.values.length * 2 + queryTokens);
+          grown.set(distinct.values);
+          distinct.values = grown;
+        }
+        floatBitsOfCode(tables, queryTokens, bytes, code * 16, distinct.values, used * queryTokens);
+        used++;
+      }
+      const values = distinct.values;
+      for (let q = 0, at = slots[code]! * queryTokens; q < queryTokens; q++, at++) {
+        if (values[at]! > best[q]!) best[q] = values[at]!;
+      }
+    }
+    let sum = 0;
+    for (let q = 0; q < queryTokens; q++) sum += best[q]!;
+    return sum;
+  };
+}

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { distinctCodes, floatBitsScorer } from '../src/distinct';
+import { codeWords, floatBinaryMaxSim, packSignBits, unpackedBitTables } from '../src/index';
+
+const DIM = 128;
+
+function values(count: number, seed: number): Float32Array {
+  let state = seed;
+  return Float32Array.from({ length: count }, () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 31 - 1;
+  });
+}
+
+describe('distinct codes', () => {
+  it('numbers every distinct code once, in order of first occurrence', () => {
+    const words = values(6 * DIM, 1);
+    // Tokens 0..5 of which 1 = 0 and 4 = 2.
+    words.copyWithin(DIM, 0, DIM);
+    words.copyWithin(4 * DIM, 2 * DIM, 3 * DIM);
+    const codes = codeWords(packSignBits(words));
+    const distinct = distinctCodes(codes, 6, 1)!;
+    expect(Array.from(distinct.of)).toEqual([0, 0, 1, 2, 1, 3]);
+    expect(distinct.count).toBe(4);
+    expect(Array.from(distinct.bytes.subarray(16, 32))).toEqual(
+      Array.from(packSignBits(words).subarray(32, 48)),
+    );
+  });
+
+  it('keeps its table through growth and gives up when too few codes repeat', () => {
+    // 20,000 tokens over 5,000 distinct codes: the table grows several times.
+    const base = codeWords(packSignBits(values(5_000 * DIM, 2)));
+    const words = new Uint32Array(20_000 * 4);
+    for (let t = 0; t < 20_000; t++)
+      words.set(base.subarray(((t * 7) % 5_000) * 4, ((t * 7) % 5_000) * 4 + 4), t * 4);
+    const distinct = distinctCodes(words, 20_000)!;
+    expect(distinct.count).toBe(5_000);
+    for (let t = 0; t < 20_000; t += 997) {
+      const code = distinct.of[t]!;
+      expect(Array.from(words.subarray(t * 4, t * 4 + 4))).toEqual(
+        Array.from(new Uint32Array(distinct.bytes.slice(code * 16, code * 16 + 16).buffer)),
+      );
+    }
+    expect(distinctCodes(base, 5_000)).toBeUndefined();
+  });
+
+  it('scores float·bits MaxSim as floatBinaryMaxSim does, across scorers', () => {
+    const tokens = values(40 * DIM, 3);
+    for (let t = 20; t < 40; t++) tokens.copyWithin(t * DIM, (t % 7) * DIM, ((t % 7) + 1) * DIM);
+    const bytes = packSignBits(tokens);
+    const distinct = distinctCodes(codeWords(bytes), 40)!;
+    const offsets = Int32Array.from([0, 5, 5, 12, 20, 31, 40]);
+    for (const queryTokens of [0, 1, 3, 40]) {
+      const tables = unpackedBitTables(values(queryTokens * DIM, 10 + queryTokens), queryTokens);
+      const score = floatBitsScorer(distinct, tables, queryTokens, offsets);
+      for (let doc = 0; doc < 6; doc++) {
+        expect(score(doc)).toBe(
+          floatBinaryMaxSim(
+            tables,
+            queryTokens,
+            bytes,
+            offsets[doc]! * 16,
+            offsets[doc + 1]! - offsets[doc]!,
+          ),
+        );
+      }
+    }
+  });
+});
