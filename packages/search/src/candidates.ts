@@ -14,6 +14,11 @@ export interface BandIndex {
   offsets: Int32Array[];
   /** Per band: document numbers, each at most once per value. */
   postings: Int32Array[];
+  /**
+   * Per document, counts a query uses and leaves zeroed again; kept so queries allocate no per-document
+   * arrays (whose memory would have the garbage collector run more often).
+   */
+  scratch?: { hits: Uint16Array; matched: Uint32Array };
 }
 
 const bandOf = (words: Uint32Array, token: number, band: number): number => {
@@ -67,11 +72,37 @@ export function bandCandidates(
   limit: number,
   commonShare = 0.2,
 ): Int32Array {
-  const hits = new Uint16Array(index.documents);
   // Which query tokens each document matched already: one bit a token.
   const words = Math.ceil(queryTokens / 32);
-  const matched = new Uint32Array(index.documents * words);
+  if (!index.scratch || index.scratch.matched.length < index.documents * words) {
+    index.scratch = {
+      hits: new Uint16Array(index.documents),
+      matched: new Uint32Array(index.documents * Math.max(1, words)),
+    };
+  }
+  const { hits, matched } = index.scratch;
   const touched: number[] = [];
+  try {
+    return collect(index, query, queryTokens, limit, commonShare, words, hits, matched, touched);
+  } finally {
+    for (const doc of touched) {
+      hits[doc] = 0;
+      matched.fill(0, doc * words, (doc + 1) * words);
+    }
+  }
+}
+
+function collect(
+  index: BandIndex,
+  query: Uint32Array,
+  queryTokens: number,
+  limit: number,
+  commonShare: number,
+  words: number,
+  hits: Uint16Array,
+  matched: Uint32Array,
+  touched: number[],
+): Int32Array {
   const common = Math.max(1, Math.floor(index.documents * commonShare));
   const lists: { q: number; band: number; from: number; to: number }[] = [];
   for (let q = 0; q < queryTokens; q++) {
