@@ -6,7 +6,7 @@
 import { type Connection, connect, Index, MatchQuery, MultiMatchQuery, type Table } from '@lancedb/lancedb';
 import type { Table as ArrowTable, RecordBatch } from 'apache-arrow';
 import { type BandIndex, bandCandidates, buildBandIndex } from './candidates';
-import { type DistinctCodes, distinctCodes, floatBitsScorer } from './distinct';
+import { type DistinctCodes, distinctCodes, floatBitsScorer, RepeatedFloatMaxSim } from './distinct';
 import { type DocumentRow, documentTable } from './rows';
 import {
   binaryMaxSim,
@@ -366,37 +366,68 @@ export class LanceContentIndex {
     const table = await this.table(name);
     if (!table || query.tokens === 0 || ids?.length === 0) return [];
     let batches: RecordBatch[] | undefined;
+    let codes: CodeCache | undefined;
+    let docs: Int32Array | undefined;
     if (ids) {
-      const codes = await this.loadedCodesOf(name, table);
-      const docs = codes && this.positionsOf(codes, ids);
+      codes = await this.loadedCodesOf(name, table);
+      docs = codes && this.positionsOf(codes, ids);
       // Ids the cache does not know (written since) leave the filter to find them.
       if (codes && docs && docs.length === ids.length) batches = await readByRowId(table, codes, docs);
       batches ??= await readByFilter(table, ids);
     } else {
-      const codes = await this.codesOf(name, table);
-      const docs = this.floatTargetDocs(codes, query);
+      codes = await this.codesOf(name, table);
+      docs = this.floatTargetDocs(codes, query);
       if (docs.length === 0) return [];
-      const targets = Array.from(docs, (doc) => codes.ids[doc]!);
+      const cache = codes;
+      const targets = Array.from(docs, (doc) => cache.ids[doc]!);
       onTargets?.(targets);
       batches = (await readByRowId(table, codes, docs)) ?? (await readByFilter(table, targets));
     }
-    const scored: Scored[] = [];
-    for (const part of batches) {
-      const idColumn = part.getChild('document_id')!;
-      const data = part.getChild('embedding')!.data[0]!;
-      const offsets = data.valueOffsets as Int32Array;
-      const floats = data.children[0]!.children[0]!.values as Float32Array;
-      for (let row = 0; row < part.numRows; row++) {
-        const start = offsets[row]!;
-        const tokens = offsets[row + 1]! - start;
-        scored.push({
-          id: String(idColumn.get(row)),
-          score: floatMaxSim(query.vectors, query.tokens, floats, start * TOKEN_DIM, tokens),
-        });
-      }
-    }
-    return top(scored, limit);
+    return top(scoreFloats(batches, query, codes, docs), limit);
   }
+}
+
+/**
+ * Float MaxSim of every row read. With the codes of the documents read (`docs`), a token vector repeated
+ * across them is multiplied with the query once (see `RepeatedFloatMaxSim`).
+ */
+function scoreFloats(
+  batches: RecordBatch[],
+  query: QueryVectors,
+  codes: CodeCache | undefined,
+  docs: Int32Array | undefined,
+): Scored[] {
+  const distinct = codes?.distinct;
+  const hints =
+    codes && distinct && docs && query.tokens > 1
+      ? {
+          of: distinct.of,
+          offsets: codes.offsets,
+          docOf: new Map(Array.from(docs, (doc) => [codes.ids[doc]!, doc])),
+          repeated: new RepeatedFloatMaxSim(query.vectors, query.tokens),
+        }
+      : undefined;
+  const scored: Scored[] = [];
+  for (const part of batches) {
+    const idColumn = part.getChild('document_id')!;
+    const data = part.getChild('embedding')!.data[0]!;
+    const offsets = data.valueOffsets as Int32Array;
+    const floats = data.children[0]!.children[0]!.values as Float32Array;
+    const bits = hints && new Int32Array(floats.buffer, floats.byteOffset, floats.length);
+    for (let row = 0; row < part.numRows; row++) {
+      const id = String(idColumn.get(row));
+      const start = offsets[row]! * TOKEN_DIM;
+      const tokens = offsets[row + 1]! - offsets[row]!;
+      const doc = hints?.docOf.get(id);
+      // The codes hint at repeats only when they have as many tokens as the floats read.
+      const score =
+        hints && bits && doc !== undefined && hints.offsets[doc + 1]! - hints.offsets[doc]! === tokens
+          ? hints.repeated.score(floats, bits, start, tokens, hints.of, hints.offsets[doc]!)
+          : floatMaxSim(query.vectors, query.tokens, floats, start, tokens);
+      scored.push({ id, score });
+    }
+  }
+  return scored;
 }
 
 const FLOAT_COLUMNS = ['document_id', 'embedding'];

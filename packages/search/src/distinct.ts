@@ -4,7 +4,7 @@
  * distinct codes, and the 2,000 candidates of a query some 4,000 among their 60,000 tokens. A score that
  * depends on the code alone is then computed once per distinct code a query meets.
  */
-import { floatBitsOfCode } from './scoring';
+import { floatBitsOfCode, TOKEN_DIM } from './scoring';
 
 export interface DistinctCodes {
   /** Per token, the number of its distinct code. */
@@ -132,4 +132,95 @@ export function floatBitsScorer(
     for (let q = 0; q < queryTokens; q++) sum += best[q]!;
     return sum;
   };
+}
+
+/**
+ * Float MaxSim of one query over documents whose token vectors repeat. Each token comes with a hint, the
+ * number of its distinct code: the first token of a hint has its dot products with the query tokens
+ * computed and kept; a later token of that hint whose floats are bit for bit the first one's reuses them,
+ * any other is computed in full. Scores are exactly those of `floatMaxSim`.
+ */
+export class RepeatedFloatMaxSim {
+  private readonly slots = new Map<number, number>();
+  /** Per slot: the floats (as bits) and position of the token its products belong to. */
+  private readonly sources: Int32Array[] = [];
+  private readonly starts: number[] = [];
+  private values: Float64Array;
+  private readonly best: Float64Array;
+  private readonly fresh: Float64Array;
+
+  constructor(
+    private readonly query: Float32Array,
+    private readonly queryTokens: number,
+  ) {
+    this.values = new Float64Array(queryTokens * 256);
+    this.best = new Float64Array(queryTokens);
+    this.fresh = new Float64Array(queryTokens);
+  }
+
+  /**
+   * The document's score: its `docTokens` tokens start at `floats[start]` (`bits` views the same buffer as
+   * 32-bit integers), their hints at `hints[hintStart]`.
+   */
+  score(
+    floats: Float32Array,
+    bits: Int32Array,
+    start: number,
+    docTokens: number,
+    hints: Int32Array,
+    hintStart: number,
+  ): number {
+    const { queryTokens, best, fresh, slots, sources, starts } = this;
+    if (queryTokens === 0 || docTokens === 0) return 0;
+    best.fill(Number.NEGATIVE_INFINITY);
+    for (let t = 0, d = start; t < docTokens; t++, d += TOKEN_DIM) {
+      const hint = hints[hintStart + t]!;
+      const slot = slots.get(hint);
+      let values = fresh;
+      let at = 0;
+      if (slot !== undefined && sameBits(bits, d, sources[slot]!, starts[slot]!)) {
+        values = this.values;
+        at = slot * queryTokens;
+      } else {
+        tokenDots(this.query, queryTokens, floats, d, fresh);
+        if (slot === undefined) {
+          const next = sources.length;
+          if ((next + 1) * queryTokens > this.values.length) {
+            const grown = new Float64Array(this.values.length * 2);
+            grown.set(this.values);
+            this.values = grown;
+          }
+          this.values.set(fresh, next * queryTokens);
+          slots.set(hint, next);
+          sources.push(bits);
+          starts.push(d);
+        }
+      }
+      for (let q = 0; q < queryTokens; q++, at++) if (values[at]! > best[q]!) best[q] = values[at]!;
+    }
+    let sum = 0;
+    for (let q = 0; q < queryTokens; q++) sum += best[q]!;
+    return sum;
+  }
+}
+
+function sameBits(a: Int32Array, aStart: number, b: Int32Array, bStart: number): boolean {
+  for (let i = 0; i < TOKEN_DIM; i++) if (a[aStart + i] !== b[bStart + i]) return false;
+  return true;
+}
+
+/** The dot products of one document token (from `doc[d]`) with every query token, summed as `floatMaxSim` does. */
+function tokenDots(
+  query: Float32Array,
+  queryTokens: number,
+  doc: Float32Array,
+  d: number,
+  out: Float64Array,
+): void {
+  for (let q = 0; q < queryTokens; q++) {
+    const qo = q * TOKEN_DIM;
+    let dot = 0;
+    for (let i = 0; i < TOKEN_DIM; i++) dot += query[qo + i]! * doc[d + i]!;
+    out[q] = dot;
+  }
 }

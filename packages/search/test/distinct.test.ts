@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { distinctCodes, floatBitsScorer } from '../src/distinct';
-import { codeWords, floatBinaryMaxSim, packSignBits, unpackedBitTables } from '../src/index';
+import { distinctCodes, floatBitsScorer, RepeatedFloatMaxSim } from '../src/distinct';
+import { codeWords, floatBinaryMaxSim, floatMaxSim, packSignBits, unpackedBitTables } from '../src/index';
 
 const DIM = 128;
 
@@ -62,6 +62,30 @@ describe('distinct codes', () => {
             offsets[doc]! * 16,
             offsets[doc + 1]! - offsets[doc]!,
           ),
+        );
+      }
+    }
+  });
+  it('scores float MaxSim as floatMaxSim does, reusing only tokens whose floats are the same', () => {
+    // 30 tokens over 6 vectors; hints name the vector, except tokens 25..29 whose hint lies (another vector).
+    const vectorsOf = values(6 * DIM, 4);
+    const floats = new Float32Array(30 * DIM);
+    const hints = new Int32Array(30);
+    for (let t = 0; t < 30; t++) {
+      const vector = (t * 5) % 6;
+      floats.set(vectorsOf.subarray(vector * DIM, (vector + 1) * DIM), t * DIM);
+      hints[t] = t >= 25 ? (vector + 1) % 6 : vector;
+    }
+    const bits = new Int32Array(floats.buffer);
+    const offsets = [0, 4, 4, 11, 25, 30];
+    for (const queryTokens of [1, 2, 7]) {
+      const query = values(queryTokens * DIM, 20 + queryTokens);
+      const repeated = new RepeatedFloatMaxSim(query, queryTokens);
+      for (let doc = 0; doc + 1 < offsets.length; doc++) {
+        const start = offsets[doc]!;
+        const tokens = offsets[doc + 1]! - start;
+        expect(repeated.score(floats, bits, start * DIM, tokens, hints, start)).toBe(
+          floatMaxSim(query, queryTokens, floats, start * DIM, tokens),
         );
       }
     }
