@@ -6,7 +6,7 @@
 import { type Connection, connect, Index, MatchQuery, MultiMatchQuery, type Table } from '@lancedb/lancedb';
 import type { Table as ArrowTable, RecordBatch } from 'apache-arrow';
 import { type BandIndex, bandCandidates, buildBandIndex } from './candidates';
-import { type DistinctCodes, distinctCodes, floatBitsScorer, RepeatedFloatMaxSim } from './distinct';
+import { type DistinctCodes, distinctCodes, floatBitsScores, RepeatedFloatMaxSim } from './distinct';
 import { type DocumentRow, documentTable } from './rows';
 import {
   binaryMaxSim,
@@ -72,6 +72,8 @@ export class LanceContentIndex {
   /** The last code cache of each table whose loading finished. */
   private readonly loadedCodes = new Map<string, CodeCache>();
   private readonly indexed = new Set<string>();
+  /** The unpacked-bit tables of the last float·bits query, whose memory the next one reuses. */
+  private tablesScratch: Float32Array | undefined;
 
   readonly options: ContentIndexOptions;
 
@@ -327,9 +329,13 @@ export class LanceContentIndex {
     limit: number,
     docs: Int32Array | undefined,
   ): Ranked {
-    const tables = unpackedBitTables(query.vectors, query.tokens);
+    const tables = unpackedBitTables(query.vectors, query.tokens, this.tablesScratch);
+    this.tablesScratch = tables;
     const { offsets, bytes, distinct } = codes;
-    if (distinct) return best(codes, docs, limit, floatBitsScorer(distinct, tables, query.tokens, offsets));
+    if (distinct) {
+      const scores = floatBitsScores(distinct, tables, query.tokens, offsets, docs, codes.ids.length);
+      return best(codes, docs, limit, (_, i) => scores[i]!);
+    }
     return best(codes, docs, limit, (doc) =>
       floatBinaryMaxSim(tables, query.tokens, bytes, offsets[doc]! * 16, offsets[doc + 1]! - offsets[doc]!),
     );
@@ -483,7 +489,8 @@ function best(
   codes: CodeCache,
   docs: Int32Array | undefined,
   limit: number,
-  score: (doc: number) => number,
+  /** The score of a document, the `i`th of those scored. */
+  score: (doc: number, i: number) => number,
 ): Ranked {
   const heapScores = new Float64Array(limit);
   const heapDocs = new Int32Array(limit);
@@ -495,8 +502,8 @@ function best(
     [heapScores[i], heapScores[j]] = [heapScores[j]!, heapScores[i]!];
     [heapDocs[i], heapDocs[j]] = [heapDocs[j]!, heapDocs[i]!];
   };
-  const consider = (doc: number) => {
-    const value = score(doc);
+  const consider = (doc: number, i: number) => {
+    const value = score(doc, i);
     if (size < limit) {
       heapScores[size] = value;
       heapDocs[size] = doc;
@@ -519,8 +526,8 @@ function best(
     }
   };
   if (limit > 0) {
-    if (docs) for (const doc of docs) consider(doc);
-    else for (let doc = 0; doc < codes.ids.length; doc++) consider(doc);
+    if (docs) for (let i = 0; i < docs.length; i++) consider(docs[i]!, i);
+    else for (let doc = 0; doc < codes.ids.length; doc++) consider(doc, doc);
   }
   // Best first, ties by id (as `top` orders).
   const order = Array.from({ length: size }, (_, i) => i).sort((a, b) => {

@@ -12,7 +12,7 @@ export interface DistinctCodes {
   count: number;
   /** The distinct codes, 16 bytes each. */
   bytes: Uint8Array;
-  /** Per distinct code, the query that scored it last and where its scores are; see `floatBitsScorer`. */
+  /** Per distinct code, the query that scored it last and where its scores are; see `floatBitsScores`. */
   stamps: Int32Array;
   slots: Int32Array;
   serial: number;
@@ -88,50 +88,63 @@ export function distinctCodes(words: Uint32Array, tokens: number, maxShare = 0.5
 }
 
 /**
- * Float·bits MaxSim of one query (its unpacked-bit `tables`) for documents whose tokens run from
- * `offsets[doc]` to `offsets[doc + 1]`: each distinct code's products with the query tokens are computed the
- * first time the query meets it, with the same values `floatBinaryMaxSim` computes. The scorer shares
- * scratch space with every scorer of `distinct`: use it before making the next.
+ * Float·bits MaxSim of one query (its unpacked-bit `tables`) for the given documents (all `documents` when
+ * undefined), whose tokens run from `offsets[doc]` to `offsets[doc + 1]`, in that order: each distinct
+ * code's products with the query tokens are computed once, with the values `floatBinaryMaxSim` computes.
  */
-export function floatBitsScorer(
+export function floatBitsScores(
   distinct: DistinctCodes,
   tables: Float32Array,
   queryTokens: number,
   offsets: Int32Array,
-): (doc: number) => number {
+  docs: Int32Array | undefined,
+  documents: number,
+): Float64Array {
+  const count = docs ? docs.length : documents;
+  const scores = new Float64Array(count);
+  if (queryTokens === 0) return scores;
   if (distinct.serial === 0x7fffffff) {
     distinct.stamps.fill(0);
     distinct.serial = 0;
   }
   const serial = ++distinct.serial;
   const { of, bytes, stamps, slots } = distinct;
-  const best = new Float64Array(queryTokens);
+  // First the products of every distinct code the documents hold, then the documents' maxima.
   let used = 0;
-  return (doc) => {
-    if (queryTokens === 0 || offsets[doc + 1] === offsets[doc]) return 0;
-    best.fill(Number.NEGATIVE_INFINITY);
-    for (let t = offsets[doc]!; t < offsets[doc + 1]!; t++) {
+  for (let i = 0; i < count; i++) {
+    const doc = docs ? docs[i]! : i;
+    for (let t = offsets[doc]!, end = offsets[doc + 1]!; t < end; t++) {
       const code = of[t]!;
-      if (stamps[code] !== serial) {
-        stamps[code] = serial;
-        slots[code] = used;
-        if ((used + 1) * queryTokens > distinct.values.length) {
-          const grown = new Float64Array(distinct.values.length * 2 + queryTokens);
-          grown.set(distinct.values);
-          distinct.values = grown;
-        }
-        floatBitsOfCode(tables, queryTokens, bytes, code * 16, distinct.values, used * queryTokens);
-        used++;
+      if (stamps[code] === serial) continue;
+      stamps[code] = serial;
+      slots[code] = used * queryTokens;
+      if ((used + 1) * queryTokens > distinct.values.length) {
+        const grown = new Float64Array(distinct.values.length * 2 + queryTokens);
+        grown.set(distinct.values);
+        distinct.values = grown;
       }
-      const values = distinct.values;
-      for (let q = 0, at = slots[code]! * queryTokens; q < queryTokens; q++, at++) {
-        if (values[at]! > best[q]!) best[q] = values[at]!;
+      floatBitsOfCode(tables, queryTokens, bytes, code * 16, distinct.values, used * queryTokens);
+      used++;
+    }
+  }
+  const values = distinct.values;
+  const best = new Float64Array(queryTokens);
+  for (let i = 0; i < count; i++) {
+    const doc = docs ? docs[i]! : i;
+    const end = offsets[doc + 1]!;
+    if (offsets[doc] === end) continue;
+    best.fill(Number.NEGATIVE_INFINITY);
+    for (let t = offsets[doc]!; t < end; t++) {
+      for (let q = 0, at = slots[of[t]!]!; q < queryTokens; q++, at++) {
+        const value = values[at]!;
+        if (value > best[q]!) best[q] = value;
       }
     }
     let sum = 0;
     for (let q = 0; q < queryTokens; q++) sum += best[q]!;
-    return sum;
-  };
+    scores[i] = sum;
+  }
+  return scores;
 }
 
 /**

@@ -122,19 +122,28 @@ export function floatMaxSim(
 
 /**
  * Per query token, a table of 16 × 256 partial dot products: the float query against every byte value of
- * the unpacked (0/1) document bits, so one token pair costs 16 lookups.
+ * the unpacked (0/1) document bits, so one token pair costs 16 lookups. Written into `into` when it is
+ * large enough.
  */
-export function unpackedBitTables(query: Float32Array, queryTokens: number): Float32Array {
-  const tables = new Float32Array(queryTokens * 16 * 256);
+export function unpackedBitTables(
+  query: Float32Array,
+  queryTokens: number,
+  into?: Float32Array,
+): Float32Array {
+  const size = queryTokens * 16 * 256;
+  const tables = into && into.length >= size ? into : new Float32Array(size);
+  // A byte value's sum is that of the value without its last set bit plus that bit's query value: the same
+  // additions, in the same order from the first bit on, as summing its set bits one by one.
+  const sums = new Float64Array(256);
   for (let q = 0; q < queryTokens; q++) {
     for (let byte = 0; byte < 16; byte++) {
       const base = (q * 16 + byte) * 256;
-      for (let value = 0; value < 256; value++) {
-        let sum = 0;
-        for (let bit = 0; bit < 8; bit++) {
-          if (value & (0x80 >> bit)) sum += query[q * TOKEN_DIM + byte * 8 + bit]!;
-        }
-        tables[base + value] = sum;
+      const from = q * TOKEN_DIM + byte * 8;
+      tables[base] = 0;
+      for (let value = 1; value < 256; value++) {
+        const last = 31 - Math.clz32(value & -value);
+        sums[value] = sums[value & (value - 1)]! + query[from + 7 - last]!;
+        tables[base + value] = sums[value]!;
       }
     }
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { distinctCodes, floatBitsScorer, RepeatedFloatMaxSim } from '../src/distinct';
+import { distinctCodes, floatBitsScores, RepeatedFloatMaxSim } from '../src/distinct';
 import { codeWords, floatBinaryMaxSim, floatMaxSim, packSignBits, unpackedBitTables } from '../src/index';
 
 const DIM = 128;
@@ -44,28 +44,23 @@ describe('distinct codes', () => {
     expect(distinctCodes(base, 5_000)).toBeUndefined();
   });
 
-  it('scores float·bits MaxSim as floatBinaryMaxSim does, across scorers', () => {
+  it('scores float·bits MaxSim as floatBinaryMaxSim does, query after query', () => {
     const tokens = values(40 * DIM, 3);
     for (let t = 20; t < 40; t++) tokens.copyWithin(t * DIM, (t % 7) * DIM, ((t % 7) + 1) * DIM);
     const bytes = packSignBits(tokens);
     const distinct = distinctCodes(codeWords(bytes), 40)!;
     const offsets = Int32Array.from([0, 5, 5, 12, 20, 31, 40]);
+    const plain = (tables: Float32Array, queryTokens: number, doc: number) =>
+      floatBinaryMaxSim(tables, queryTokens, bytes, offsets[doc]! * 16, offsets[doc + 1]! - offsets[doc]!);
     for (const queryTokens of [0, 1, 3, 40]) {
       const tables = unpackedBitTables(values(queryTokens * DIM, 10 + queryTokens), queryTokens);
-      const score = floatBitsScorer(distinct, tables, queryTokens, offsets);
-      for (let doc = 0; doc < 6; doc++) {
-        expect(score(doc)).toBe(
-          floatBinaryMaxSim(
-            tables,
-            queryTokens,
-            bytes,
-            offsets[doc]! * 16,
-            offsets[doc + 1]! - offsets[doc]!,
-          ),
-        );
-      }
+      const all = floatBitsScores(distinct, tables, queryTokens, offsets, undefined, 6);
+      expect(Array.from(all)).toEqual([0, 1, 2, 3, 4, 5].map((doc) => plain(tables, queryTokens, doc)));
+      const some = floatBitsScores(distinct, tables, queryTokens, offsets, Int32Array.from([4, 1, 2]), 6);
+      expect(Array.from(some)).toEqual([4, 1, 2].map((doc) => plain(tables, queryTokens, doc)));
     }
   });
+
   it('scores float MaxSim as floatMaxSim does, reusing only tokens whose floats are the same', () => {
     // 30 tokens over 6 vectors; hints name the vector, except tokens 25..29 whose hint lies (another vector).
     const vectorsOf = values(6 * DIM, 4);

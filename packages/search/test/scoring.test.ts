@@ -64,6 +64,23 @@ describe('scoring kernels', () => {
     }
   });
 
+  it('unpacked-bit tables sum the set bits of each byte value in bit order', () => {
+    const query = values(3 * DIM, 7);
+    const into = new Float32Array(5 * 16 * 256).fill(9);
+    const tables = unpackedBitTables(query, 3, into);
+    expect(tables).toBe(into);
+    for (let q = 0; q < 3; q++) {
+      for (let byte = 0; byte < 16; byte++) {
+        for (let value = 0; value < 256; value++) {
+          let sum = 0;
+          for (let bit = 0; bit < 8; bit++)
+            if (value & (0x80 >> bit)) sum += query[q * DIM + byte * 8 + bit]!;
+          expect(tables[(q * 16 + byte) * 256 + value]).toBe(Math.fround(sum));
+        }
+      }
+    }
+  });
+
   it('float·bits MaxSim equals the plain loop for every query length', () => {
     const bits = packSignBits(values(9 * DIM, 2));
     for (const queryTokens of [0, 1, 2, 5, 33]) {
