@@ -253,6 +253,8 @@ export class LanceContentIndex {
     }
     const loading = loadCodes(table, version);
     this.codes.set(name, loading);
+    // The previous version's codes go as soon as no query holds them.
+    this.loadedCodes.delete(name);
     loading.then(
       (codes) => {
         if (this.codes.get(name) === loading) this.loadedCodes.set(name, codes);
