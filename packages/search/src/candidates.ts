@@ -14,6 +14,11 @@ export interface BandIndex {
   offsets: Int32Array[];
   /** Per band: document numbers, each at most once per value. */
   postings: Int32Array[];
+  /**
+   * Per document, counts a query uses and leaves zeroed again; kept so queries allocate no per-document
+   * arrays (whose memory would have the garbage collector run more often).
+   */
+  scratch?: { hits: Uint16Array; matched: Uint32Array; touched: Int32Array };
 }
 
 const bandOf = (words: Uint32Array, token: number, band: number): number => {
@@ -67,11 +72,48 @@ export function bandCandidates(
   limit: number,
   commonShare = 0.2,
 ): Int32Array {
-  const hits = new Uint16Array(index.documents);
   // Which query tokens each document matched already: one bit a token.
   const words = Math.ceil(queryTokens / 32);
-  const matched = new Uint32Array(index.documents * words);
-  const touched: number[] = [];
+  if (!index.scratch || index.scratch.matched.length < index.documents * words) {
+    index.scratch = {
+      hits: new Uint16Array(index.documents),
+      matched: new Uint32Array(index.documents * Math.max(1, words)),
+      touched: new Int32Array(index.documents),
+    };
+  }
+  const scratch = index.scratch;
+  const { hits, matched, touched } = scratch;
+  let found: number;
+  try {
+    found = collect(index, query, queryTokens, limit, commonShare, words, scratch);
+  } catch (error) {
+    hits.fill(0);
+    matched.fill(0);
+    throw error;
+  }
+  try {
+    return ranked(hits, touched, found, queryTokens, limit);
+  } finally {
+    for (let i = 0; i < found; i++) {
+      const doc = touched[i]!;
+      hits[doc] = 0;
+      matched.fill(0, doc * words, (doc + 1) * words);
+    }
+  }
+}
+
+function collect(
+  index: BandIndex,
+  query: Uint32Array,
+  queryTokens: number,
+  limit: number,
+  commonShare: number,
+  words: number,
+  scratch: NonNullable<BandIndex['scratch']>,
+): number {
+  const { hits, matched, touched } = scratch;
+  // Documents matched so far, in the order first matched, in `touched`.
+  let found = 0;
   const common = Math.max(1, Math.floor(index.documents * commonShare));
   const lists: { q: number; band: number; from: number; to: number }[] = [];
   for (let q = 0; q < queryTokens; q++) {
@@ -84,7 +126,7 @@ export function bandCandidates(
   }
   lists.sort((a, b) => a.to - a.from - (b.to - b.from));
   for (const { q, band, from, to } of lists) {
-    if (touched.length >= limit && to - from > common) break;
+    if (found >= limit && to - from > common) break;
     const list = index.postings[band]!;
     const word = q >> 5;
     const bit = 1 << (q & 31);
@@ -93,21 +135,36 @@ export function bandCandidates(
       const at = doc * words + word;
       if (matched[at]! & bit) continue;
       matched[at] = matched[at]! | bit;
-      if (hits[doc] === 0) touched.push(doc);
+      if (hits[doc] === 0) touched[found++] = doc;
       hits[doc] = hits[doc]! + 1;
     }
   }
-  if (touched.length <= limit) return Int32Array.from(touched);
-  // Counting sort by hits, most first.
-  const byHits: number[][] = Array.from({ length: queryTokens + 1 }, () => []);
-  for (const doc of touched) byHits[hits[doc]!]!.push(doc);
+  return found;
+}
+
+/** The first `limit` of the `found` documents by hits, most first, then in the order found (a counting sort). */
+function ranked(
+  hits: Uint16Array,
+  touched: Int32Array,
+  found: number,
+  queryTokens: number,
+  limit: number,
+): Int32Array {
+  if (found <= limit) return touched.slice(0, found);
+  // Where the documents of each hit count start: after all documents with more hits.
+  const start = new Int32Array(queryTokens + 2);
+  for (let i = 0; i < found; i++) start[hits[touched[i]!]!]!++;
+  let before = 0;
+  for (let h = queryTokens; h > 0; h--) {
+    const count = start[h]!;
+    start[h] = before;
+    before += count;
+  }
   const out = new Int32Array(limit);
-  let n = 0;
-  for (let h = queryTokens; h > 0 && n < limit; h--) {
-    for (const doc of byHits[h]!) {
-      if (n === limit) break;
-      out[n++] = doc;
-    }
+  for (let i = 0; i < found; i++) {
+    const doc = touched[i]!;
+    const at = start[hits[doc]!]!++;
+    if (at < limit) out[at] = doc;
   }
   return out;
 }

@@ -4,8 +4,9 @@
  * strategies are made of: BM25, binary and float MaxSim, float-query-over-binary MaxSim.
  */
 import { type Connection, connect, Index, MatchQuery, MultiMatchQuery, type Table } from '@lancedb/lancedb';
-import type { Table as ArrowTable } from 'apache-arrow';
+import type { Table as ArrowTable, RecordBatch } from 'apache-arrow';
 import { type BandIndex, bandCandidates, buildBandIndex } from './candidates';
+import { type DistinctCodes, distinctCodes, floatBitsScores, RepeatedFloatMaxSim } from './distinct';
 import { type DocumentRow, documentTable } from './rows';
 import {
   binaryMaxSim,
@@ -37,6 +38,10 @@ interface CodeCache {
   offsets: Int32Array;
   bytes: Uint8Array;
   words: Uint32Array;
+  /** Token numbers of distinct codes, when codes repeat enough for it to pay. */
+  distinct?: DistinctCodes;
+  /** Each document's Lance row id at this version: its float vectors are read by row id, not by a filter. */
+  rowIds: BigUint64Array;
   /** Built on first use: document number by id, and the band index of large tables. */
   positions?: Map<string, number>;
   bands?: BandIndex;
@@ -64,7 +69,11 @@ const idList = (ids: readonly string[]) => ids.map(sqlString).join(', ');
 export class LanceContentIndex {
   private connection: Promise<Connection> | undefined;
   private readonly codes = new Map<string, Promise<CodeCache>>();
+  /** The last code cache of each table whose loading finished. */
+  private readonly loadedCodes = new Map<string, CodeCache>();
   private readonly indexed = new Set<string>();
+  /** The unpacked-bit tables of the last float·bits query, whose memory the next one reuses. */
+  private tablesScratch: Float32Array | undefined;
 
   readonly options: ContentIndexOptions;
 
@@ -244,8 +253,28 @@ export class LanceContentIndex {
     }
     const loading = loadCodes(table, version);
     this.codes.set(name, loading);
-    loading.catch(() => this.codes.delete(name));
+    // The previous version's codes go as soon as no query holds them.
+    this.loadedCodes.delete(name);
+    loading.then(
+      (codes) => {
+        if (this.codes.get(name) === loading) this.loadedCodes.set(name, codes);
+      },
+      () => this.codes.delete(name),
+    );
     return loading;
+  }
+
+  /** The code cache of the table's version when it is loaded already; never starts a load. */
+  private async loadedCodesOf(name: string, table: Table): Promise<CodeCache | undefined> {
+    const codes = this.loadedCodes.get(name);
+    return codes && codes.version === (await table.version()) ? codes : undefined;
+  }
+
+  /** Document numbers of the ids that the code cache holds, in the order given. */
+  private positionsOf(codes: CodeCache, ids: readonly string[]): Int32Array {
+    codes.positions ??= new Map(codes.ids.map((id, doc) => [id, doc]));
+    const positions = codes.positions;
+    return Int32Array.from(ids.flatMap((id) => (positions.has(id) ? [positions.get(id)!] : [])));
   }
 
   /**
@@ -257,11 +286,7 @@ export class LanceContentIndex {
     query: QueryVectors,
     ids?: readonly string[],
   ): Int32Array | undefined {
-    if (ids) {
-      codes.positions ??= new Map(codes.ids.map((id, doc) => [id, doc]));
-      const positions = codes.positions;
-      return Int32Array.from(ids.flatMap((id) => (positions.has(id) ? [positions.get(id)!] : [])));
-    }
+    if (ids) return this.positionsOf(codes, ids);
     if (codes.ids.length <= this.options.exactScanLimit) return undefined;
     codes.bands ??= buildBandIndex(codes.words, codes.offsets, codes.ids.length);
     return bandCandidates(codes.bands, codeWords(query.binary), query.tokens, this.options.candidateLimit);
@@ -279,8 +304,11 @@ export class LanceContentIndex {
     const codes = await this.codesOf(name, table);
     const q = codeWords(query.binary);
     const { offsets, words } = codes;
-    return best(codes, this.documentsFor(codes, query, ids), limit, (doc) =>
-      binaryMaxSim(q, query.tokens, words, offsets[doc]! * CODE_WORDS, offsets[doc + 1]! - offsets[doc]!),
+    return scoredOf(
+      codes,
+      best(codes, this.documentsFor(codes, query, ids), limit, (doc) =>
+        binaryMaxSim(q, query.tokens, words, offsets[doc]! * CODE_WORDS, offsets[doc + 1]! - offsets[doc]!),
+      ),
     );
   }
 
@@ -294,7 +322,7 @@ export class LanceContentIndex {
     const table = await this.table(name);
     if (!table || query.tokens === 0) return [];
     const codes = await this.codesOf(name, table);
-    return this.floatBits(codes, query, limit, this.documentsFor(codes, query, ids));
+    return scoredOf(codes, this.floatBits(codes, query, limit, this.documentsFor(codes, query, ids)));
   }
 
   private floatBits(
@@ -302,65 +330,170 @@ export class LanceContentIndex {
     query: QueryVectors,
     limit: number,
     docs: Int32Array | undefined,
-  ): Scored[] {
-    const tables = unpackedBitTables(query.vectors, query.tokens);
-    const { offsets, bytes } = codes;
+  ): Ranked {
+    const tables = unpackedBitTables(query.vectors, query.tokens, this.tablesScratch);
+    this.tablesScratch = tables;
+    const { offsets, bytes, distinct } = codes;
+    if (distinct) {
+      const scores = floatBitsScores(distinct, tables, query.tokens, offsets, docs, codes.ids.length);
+      return best(codes, docs, limit, (_, i) => scores[i]!);
+    }
     return best(codes, docs, limit, (doc) =>
       floatBinaryMaxSim(tables, query.tokens, bytes, offsets[doc]! * 16, offsets[doc + 1]! - offsets[doc]!),
     );
   }
 
   /**
-   * Float MaxSim (Σ over query tokens of the max dot product), computed exactly on the given ids, or on the
-   * `floatRerankLimit` documents that the float-query·bits score ranks best among a first phase's documents.
+   * The documents float MaxSim scores exactly when given no ids: the `floatRerankLimit` that the
+   * float-query·bits score ranks best among a first phase's documents (see `documentsFor`).
+   */
+  async floatTargets(name: string, query: QueryVectors): Promise<string[]> {
+    const table = await this.table(name);
+    if (!table || query.tokens === 0) return [];
+    const codes = await this.codesOf(name, table);
+    return Array.from(this.floatTargetDocs(codes, query), (doc) => codes.ids[doc]!);
+  }
+
+  private floatTargetDocs(codes: CodeCache, query: QueryVectors): Int32Array {
+    return this.floatBits(codes, query, this.options.floatRerankLimit, this.documentsFor(codes, query)).docs;
+  }
+
+  /**
+   * Float MaxSim (Σ over query tokens of the max dot product), computed exactly on the given ids, or on
+   * the documents of `floatTargets`, which `onTargets` is told before their float vectors are read. Those
+   * are read from the table by row id when the code cache of the table's version is loaded, else through a
+   * `document_id` filter.
    */
   async floatMaxSim(
     name: string,
     query: QueryVectors,
     limit: number,
     ids?: readonly string[],
+    onTargets?: (ids: string[]) => void,
   ): Promise<Scored[]> {
     const table = await this.table(name);
     if (!table || query.tokens === 0 || ids?.length === 0) return [];
-    let targets = ids;
-    if (!targets) {
-      const codes = await this.codesOf(name, table);
-      const docs = this.documentsFor(codes, query);
-      targets = this.floatBits(codes, query, this.options.floatRerankLimit, docs).map((s) => s.id);
+    let batches: RecordBatch[] | undefined;
+    let codes: CodeCache | undefined;
+    let docs: Int32Array | undefined;
+    if (ids) {
+      codes = await this.loadedCodesOf(name, table);
+      docs = codes && this.positionsOf(codes, ids);
+      // Ids the cache does not know (written since) leave the filter to find them.
+      if (codes && docs && docs.length === ids.length) batches = await readByRowId(table, codes, docs);
+      batches ??= await readByFilter(table, ids);
+    } else {
+      codes = await this.codesOf(name, table);
+      docs = this.floatTargetDocs(codes, query);
+      if (docs.length === 0) return [];
+      const cache = codes;
+      const targets = Array.from(docs, (doc) => cache.ids[doc]!);
+      onTargets?.(targets);
+      batches = (await readByRowId(table, codes, docs)) ?? (await readByFilter(table, targets));
     }
-    if (targets.length === 0) return [];
-    const batch = await table
-      .query()
-      .where(`document_id IN (${idList(targets)})`)
-      .select(['document_id', 'embedding'])
-      .limit(targets.length)
-      .toArrow();
-    const scored: Scored[] = [];
-    for (const part of batch.batches) {
-      const idColumn = part.getChild('document_id')!;
-      const data = part.getChild('embedding')!.data[0]!;
-      const offsets = data.valueOffsets as Int32Array;
-      const floats = data.children[0]!.children[0]!.values as Float32Array;
-      for (let row = 0; row < part.numRows; row++) {
-        const start = offsets[row]!;
-        const tokens = offsets[row + 1]! - start;
-        scored.push({
-          id: String(idColumn.get(row)),
-          score: floatMaxSim(query.vectors, query.tokens, floats, start * TOKEN_DIM, tokens),
-        });
-      }
-    }
-    return top(scored, limit);
+    return top(scoreFloats(batches, query, codes, docs), limit);
   }
 }
+
+/**
+ * Float MaxSim of every row read. With the codes of the documents read (`docs`), a token vector repeated
+ * across them is multiplied with the query once (see `RepeatedFloatMaxSim`).
+ */
+function scoreFloats(
+  batches: RecordBatch[],
+  query: QueryVectors,
+  codes: CodeCache | undefined,
+  docs: Int32Array | undefined,
+): Scored[] {
+  const distinct = codes?.distinct;
+  const hints =
+    codes && distinct && docs && query.tokens > 1
+      ? {
+          of: distinct.of,
+          offsets: codes.offsets,
+          docOf: new Map(Array.from(docs, (doc) => [codes.ids[doc]!, doc])),
+          repeated: new RepeatedFloatMaxSim(query.vectors, query.tokens),
+        }
+      : undefined;
+  const scored: Scored[] = [];
+  for (const part of batches) {
+    const idColumn = part.getChild('document_id')!;
+    const data = part.getChild('embedding')!.data[0]!;
+    const offsets = data.valueOffsets as Int32Array;
+    const floats = data.children[0]!.children[0]!.values as Float32Array;
+    const bits = hints && new Int32Array(floats.buffer, floats.byteOffset, floats.length);
+    for (let row = 0; row < part.numRows; row++) {
+      const id = String(idColumn.get(row));
+      const start = offsets[row]! * TOKEN_DIM;
+      const tokens = offsets[row + 1]! - offsets[row]!;
+      const doc = hints?.docOf.get(id);
+      // The codes hint at repeats only when they have as many tokens as the floats read.
+      const score =
+        hints && bits && doc !== undefined && hints.offsets[doc + 1]! - hints.offsets[doc]! === tokens
+          ? hints.repeated.score(floats, bits, start, tokens, hints.of, hints.offsets[doc]!)
+          : floatMaxSim(query.vectors, query.tokens, floats, start, tokens);
+      scored.push({ id, score });
+    }
+  }
+  return scored;
+}
+
+const FLOAT_COLUMNS = ['document_id', 'embedding'];
+
+/**
+ * The float vectors of the documents by their row ids at the cache's version; undefined when the rows read
+ * are not those documents (the table was replaced under the same name and version) or the read fails.
+ */
+async function readByRowId(
+  table: Table,
+  codes: CodeCache,
+  docs: Int32Array,
+): Promise<RecordBatch[] | undefined> {
+  const rowIds = Array.from(docs, (doc) => codes.rowIds[doc]!);
+  let batches: RecordBatch[];
+  try {
+    batches = (await table.takeRowIds(rowIds).select(FLOAT_COLUMNS).toArrow()).batches;
+  } catch {
+    return undefined;
+  }
+  const expected = new Set(Array.from(docs, (doc) => codes.ids[doc]!));
+  let rows = 0;
+  for (const part of batches) {
+    const idColumn = part.getChild('document_id')!;
+    for (let row = 0; row < part.numRows; row++)
+      if (!expected.has(String(idColumn.get(row)))) return undefined;
+    rows += part.numRows;
+  }
+  return rows === expected.size ? batches : undefined;
+}
+
+async function readByFilter(table: Table, ids: readonly string[]): Promise<RecordBatch[]> {
+  const result = await table
+    .query()
+    .where(`document_id IN (${idList(ids)})`)
+    .select(FLOAT_COLUMNS)
+    .limit(ids.length)
+    .toArrow();
+  return result.batches;
+}
+
+/** Documents by number with their scores, best first. */
+interface Ranked {
+  docs: Int32Array;
+  scores: Float64Array;
+}
+
+const scoredOf = (codes: CodeCache, ranked: Ranked): Scored[] =>
+  Array.from(ranked.docs, (doc, i) => ({ id: codes.ids[doc]!, score: ranked.scores[i]! }));
 
 /** The `limit` best-scoring documents (all when `docs` is undefined), kept in a min-heap. */
 function best(
   codes: CodeCache,
   docs: Int32Array | undefined,
   limit: number,
-  score: (doc: number) => number,
-): Scored[] {
+  /** The score of a document, the `i`th of those scored. */
+  score: (doc: number, i: number) => number,
+): Ranked {
   const heapScores = new Float64Array(limit);
   const heapDocs = new Int32Array(limit);
   let size = 0;
@@ -371,8 +504,8 @@ function best(
     [heapScores[i], heapScores[j]] = [heapScores[j]!, heapScores[i]!];
     [heapDocs[i], heapDocs[j]] = [heapDocs[j]!, heapDocs[i]!];
   };
-  const consider = (doc: number) => {
-    const value = score(doc);
+  const consider = (doc: number, i: number) => {
+    const value = score(doc, i);
     if (size < limit) {
       heapScores[size] = value;
       heapDocs[size] = doc;
@@ -395,22 +528,31 @@ function best(
     }
   };
   if (limit > 0) {
-    if (docs) for (const doc of docs) consider(doc);
-    else for (let doc = 0; doc < codes.ids.length; doc++) consider(doc);
+    if (docs) for (let i = 0; i < docs.length; i++) consider(docs[i]!, i);
+    else for (let doc = 0; doc < codes.ids.length; doc++) consider(doc, doc);
   }
-  const out: Scored[] = [];
-  for (let i = 0; i < size; i++) out.push({ id: codes.ids[heapDocs[i]!]!, score: heapScores[i]! });
-  return top(out, limit);
+  // Best first, ties by id (as `top` orders).
+  const order = Array.from({ length: size }, (_, i) => i).sort((a, b) => {
+    const idA = codes.ids[heapDocs[a]!]!;
+    const idB = codes.ids[heapDocs[b]!]!;
+    return heapScores[b]! - heapScores[a]! || (idA < idB ? -1 : idA > idB ? 1 : 0);
+  });
+  return {
+    docs: Int32Array.from(order, (i) => heapDocs[i]!),
+    scores: Float64Array.from(order, (i) => heapScores[i]!),
+  };
 }
 
 async function loadCodes(table: Table, version: number): Promise<CodeCache> {
-  const result = await table.query().select(['document_id', 'embedding_binary']).toArrow();
+  const result = await table.query().select(['document_id', 'embedding_binary']).withRowId().toArrow();
   const ids: string[] = [];
+  const rowIdParts: BigUint64Array[] = [];
   const offsetParts: number[] = [0];
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (const batch of result.batches) {
     const idColumn = batch.getChild('document_id')!;
+    rowIdParts.push(batch.getChild('_rowid')!.toArray() as BigUint64Array);
     const data = batch.getChild('embedding_binary')!.data[0]!;
     const offsets = data.valueOffsets as Int32Array;
     const bytes = data.children[0]!.children[0]!.values as Uint8Array;
@@ -429,7 +571,22 @@ async function loadCodes(table: Table, version: number): Promise<CodeCache> {
     bytes.set(chunk, at);
     at += chunk.length;
   }
-  return { version, ids, offsets: Int32Array.from(offsetParts), bytes, words: new Uint32Array(bytes.buffer) };
+  const rowIds = new BigUint64Array(ids.length);
+  at = 0;
+  for (const part of rowIdParts) {
+    rowIds.set(part, at);
+    at += part.length;
+  }
+  const words = new Uint32Array(bytes.buffer);
+  return {
+    version,
+    ids,
+    offsets: Int32Array.from(offsetParts),
+    bytes,
+    words,
+    distinct: distinctCodes(words, total),
+    rowIds,
+  };
 }
 
 /** The `limit` best, highest score first, ties by id for a stable order. */

@@ -45,7 +45,11 @@ export function binaryMaxSim(
   return sum / queryTokens;
 }
 
-/** Float MaxSim (ColBERT): Σ over query tokens of the largest dot product with any document token. */
+/**
+ * Float MaxSim (ColBERT): Σ over query tokens of the largest dot product with any document token. Query
+ * tokens are taken four (then two, then one) at a time so each document value read serves several dot
+ * products; every dot product and the sum keep the order of the plain loop, so the result is the same.
+ */
 export function floatMaxSim(
   query: Float32Array,
   queryTokens: number,
@@ -54,12 +58,59 @@ export function floatMaxSim(
   docTokens: number,
 ): number {
   if (queryTokens === 0 || docTokens === 0) return 0;
+  const end = start + docTokens * TOKEN_DIM;
   let sum = 0;
-  for (let q = 0; q < queryTokens; q++) {
+  let q = 0;
+  for (; q + 4 <= queryTokens; q += 4) {
+    const qo = q * TOKEN_DIM;
+    let best0 = Number.NEGATIVE_INFINITY;
+    let best1 = Number.NEGATIVE_INFINITY;
+    let best2 = Number.NEGATIVE_INFINITY;
+    let best3 = Number.NEGATIVE_INFINITY;
+    for (let d = start; d < end; d += TOKEN_DIM) {
+      let dot0 = 0;
+      let dot1 = 0;
+      let dot2 = 0;
+      let dot3 = 0;
+      for (let i = 0, x = qo; i < TOKEN_DIM; i++, x++) {
+        const value = doc[d + i]!;
+        dot0 += query[x]! * value;
+        dot1 += query[x + TOKEN_DIM]! * value;
+        dot2 += query[x + 2 * TOKEN_DIM]! * value;
+        dot3 += query[x + 3 * TOKEN_DIM]! * value;
+      }
+      if (dot0 > best0) best0 = dot0;
+      if (dot1 > best1) best1 = dot1;
+      if (dot2 > best2) best2 = dot2;
+      if (dot3 > best3) best3 = dot3;
+    }
+    sum += best0;
+    sum += best1;
+    sum += best2;
+    sum += best3;
+  }
+  for (; q + 2 <= queryTokens; q += 2) {
+    const qo = q * TOKEN_DIM;
+    let best0 = Number.NEGATIVE_INFINITY;
+    let best1 = Number.NEGATIVE_INFINITY;
+    for (let d = start; d < end; d += TOKEN_DIM) {
+      let dot0 = 0;
+      let dot1 = 0;
+      for (let i = 0, x = qo; i < TOKEN_DIM; i++, x++) {
+        const value = doc[d + i]!;
+        dot0 += query[x]! * value;
+        dot1 += query[x + TOKEN_DIM]! * value;
+      }
+      if (dot0 > best0) best0 = dot0;
+      if (dot1 > best1) best1 = dot1;
+    }
+    sum += best0;
+    sum += best1;
+  }
+  for (; q < queryTokens; q++) {
     const qo = q * TOKEN_DIM;
     let best = Number.NEGATIVE_INFINITY;
-    for (let t = 0; t < docTokens; t++) {
-      const d = start + t * TOKEN_DIM;
+    for (let d = start; d < end; d += TOKEN_DIM) {
       let dot = 0;
       for (let i = 0; i < TOKEN_DIM; i++) dot += query[qo + i]! * doc[d + i]!;
       if (dot > best) best = dot;
@@ -71,26 +122,41 @@ export function floatMaxSim(
 
 /**
  * Per query token, a table of 16 × 256 partial dot products: the float query against every byte value of
- * the unpacked (0/1) document bits, so one token pair costs 16 lookups.
+ * the unpacked (0/1) document bits, so one token pair costs 16 lookups. Written into `into` when it is
+ * large enough.
  */
-export function unpackedBitTables(query: Float32Array, queryTokens: number): Float32Array {
-  const tables = new Float32Array(queryTokens * 16 * 256);
+export function unpackedBitTables(
+  query: Float32Array,
+  queryTokens: number,
+  into?: Float32Array,
+): Float32Array {
+  const size = queryTokens * 16 * 256;
+  const tables = into && into.length >= size ? into : new Float32Array(size);
+  // A byte value's sum is that of the value without its last set bit plus that bit's query value: the same
+  // additions, in the same order from the first bit on, as summing its set bits one by one.
+  const sums = new Float64Array(256);
   for (let q = 0; q < queryTokens; q++) {
     for (let byte = 0; byte < 16; byte++) {
       const base = (q * 16 + byte) * 256;
-      for (let value = 0; value < 256; value++) {
-        let sum = 0;
-        for (let bit = 0; bit < 8; bit++) {
-          if (value & (0x80 >> bit)) sum += query[q * TOKEN_DIM + byte * 8 + bit]!;
-        }
-        tables[base + value] = sum;
+      const from = q * TOKEN_DIM + byte * 8;
+      tables[base] = 0;
+      for (let value = 1; value < 256; value++) {
+        const last = 31 - Math.clz32(value & -value);
+        sums[value] = sums[value & (value - 1)]! + query[from + 7 - last]!;
+        tables[base + value] = sums[value]!;
       }
     }
   }
   return tables;
 }
 
-/** Float query · unpacked binary document bits: Σ over query tokens of the largest such dot product. */
+/** Per query token, the best float·bits product so far of the document being scored. */
+let bestScratch = new Float64Array(32);
+
+/**
+ * Float query · unpacked binary document bits: Σ over query tokens of the largest such dot product. Each
+ * document token's 16 bytes are read once and serve every query token.
+ */
 export function floatBinaryMaxSim(
   tables: Float32Array,
   queryTokens: number,
@@ -99,18 +165,101 @@ export function floatBinaryMaxSim(
   docTokens: number,
 ): number {
   if (queryTokens === 0 || docTokens === 0) return 0;
-  let sum = 0;
-  for (let q = 0; q < queryTokens; q++) {
-    const base = q * 4096;
-    let best = Number.NEGATIVE_INFINITY;
-    for (let t = 0, o = start; t < docTokens; t++, o += 16) {
-      let dot = 0;
-      for (let byte = 0; byte < 16; byte++) dot += tables[base + byte * 256 + doc[o + byte]!]!;
-      if (dot > best) best = dot;
+  if (bestScratch.length < queryTokens) bestScratch = new Float64Array(queryTokens);
+  const best = bestScratch;
+  best.fill(Number.NEGATIVE_INFINITY, 0, queryTokens);
+  const end = start + docTokens * 16;
+  for (let o = start; o < end; o += 16) {
+    // Offsets of the byte values in their 256-entry tables.
+    const b0 = doc[o]!;
+    const b1 = 256 + doc[o + 1]!;
+    const b2 = 512 + doc[o + 2]!;
+    const b3 = 768 + doc[o + 3]!;
+    const b4 = 1024 + doc[o + 4]!;
+    const b5 = 1280 + doc[o + 5]!;
+    const b6 = 1536 + doc[o + 6]!;
+    const b7 = 1792 + doc[o + 7]!;
+    const b8 = 2048 + doc[o + 8]!;
+    const b9 = 2304 + doc[o + 9]!;
+    const b10 = 2560 + doc[o + 10]!;
+    const b11 = 2816 + doc[o + 11]!;
+    const b12 = 3072 + doc[o + 12]!;
+    const b13 = 3328 + doc[o + 13]!;
+    const b14 = 3584 + doc[o + 14]!;
+    const b15 = 3840 + doc[o + 15]!;
+    for (let q = 0, t = 0; q < queryTokens; q++, t += 4096) {
+      const dot =
+        tables[t + b0]! +
+        tables[t + b1]! +
+        tables[t + b2]! +
+        tables[t + b3]! +
+        tables[t + b4]! +
+        tables[t + b5]! +
+        tables[t + b6]! +
+        tables[t + b7]! +
+        tables[t + b8]! +
+        tables[t + b9]! +
+        tables[t + b10]! +
+        tables[t + b11]! +
+        tables[t + b12]! +
+        tables[t + b13]! +
+        tables[t + b14]! +
+        tables[t + b15]!;
+      if (dot > best[q]!) best[q] = dot;
     }
-    sum += best;
   }
+  let sum = 0;
+  for (let q = 0; q < queryTokens; q++) sum += best[q]!;
   return sum;
+}
+
+/**
+ * The float·bits products of one 16-byte code (from `doc[at]`) with every query token, into
+ * `out[outAt..outAt + queryTokens)`: the values `floatBinaryMaxSim` takes the max of.
+ */
+export function floatBitsOfCode(
+  tables: Float32Array,
+  queryTokens: number,
+  doc: Uint8Array,
+  at: number,
+  out: Float64Array,
+  outAt: number,
+): void {
+  const b0 = doc[at]!;
+  const b1 = 256 + doc[at + 1]!;
+  const b2 = 512 + doc[at + 2]!;
+  const b3 = 768 + doc[at + 3]!;
+  const b4 = 1024 + doc[at + 4]!;
+  const b5 = 1280 + doc[at + 5]!;
+  const b6 = 1536 + doc[at + 6]!;
+  const b7 = 1792 + doc[at + 7]!;
+  const b8 = 2048 + doc[at + 8]!;
+  const b9 = 2304 + doc[at + 9]!;
+  const b10 = 2560 + doc[at + 10]!;
+  const b11 = 2816 + doc[at + 11]!;
+  const b12 = 3072 + doc[at + 12]!;
+  const b13 = 3328 + doc[at + 13]!;
+  const b14 = 3584 + doc[at + 14]!;
+  const b15 = 3840 + doc[at + 15]!;
+  for (let q = 0, t = 0; q < queryTokens; q++, t += 4096) {
+    out[outAt + q] =
+      tables[t + b0]! +
+      tables[t + b1]! +
+      tables[t + b2]! +
+      tables[t + b3]! +
+      tables[t + b4]! +
+      tables[t + b5]! +
+      tables[t + b6]! +
+      tables[t + b7]! +
+      tables[t + b8]! +
+      tables[t + b9]! +
+      tables[t + b10]! +
+      tables[t + b11]! +
+      tables[t + b12]! +
+      tables[t + b13]! +
+      tables[t + b14]! +
+      tables[t + b15]!;
+  }
 }
 
 /** Views a packed code buffer as 32-bit words, copying only when it is not 4-byte aligned. */

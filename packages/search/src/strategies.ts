@@ -76,19 +76,28 @@ export async function rank(
 ): Promise<Scored[]> {
   const [first, second] = phases[strategy];
   if (!second) return runPhase(target, first, query, topK);
-  const firstPhase = await runPhase(target, first, query, Math.max(topK, RERANK_DEPTH));
+  const depth = Math.max(topK, RERANK_DEPTH);
+  let firstPhase: Scored[];
+  let secondPhase: Promise<Scored[]> | undefined;
+  if (first === 'float') {
+    // Float MaxSim knows the documents it scores exactly (its window's superset) before it reads their
+    // vectors: the second phase scores all of them meanwhile. A document's second-phase score does not
+    // depend on the other documents scored with it, so the window's scores are those it would get alone.
+    firstPhase = await target.index.floatMaxSim(target.schema, query.vectors, depth, undefined, (pool) => {
+      secondPhase = runPhase(target, second, query, pool.length, pool);
+      // Awaited below unless the first phase fails.
+      secondPhase.catch(() => undefined);
+    });
+  } else firstPhase = await runPhase(target, first, query, depth);
   const window = firstPhase.slice(0, RERANK_DEPTH);
-  const rescored = new Map(
-    (
-      await runPhase(
-        target,
-        second,
-        query,
-        window.length,
-        window.map((s) => s.id),
-      )
-    ).map((s) => [s.id, s.score]),
+  secondPhase ??= runPhase(
+    target,
+    second,
+    query,
+    window.length,
+    window.map((s) => s.id),
   );
+  const rescored = new Map((await secondPhase).map((s) => [s.id, s.score]));
   // Documents the second phase does not score (no text match) rank after those it does, in first-phase order.
   const order = new Map(window.map((s, i) => [s.id, i]));
   const reranked = window

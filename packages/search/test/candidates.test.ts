@@ -44,4 +44,22 @@ describe('band candidates', () => {
     // With room for more, the common band is read too.
     expect(bandCandidates(big, query, 1, 100, 0.2)).toHaveLength(21);
   });
+
+  it('answers a query the same whatever queries came before it', () => {
+    const fresh = () => buildBandIndex(words, offsets, docs.length);
+    // 40 query tokens (two words of matched bits a document) repeating the four documents.
+    const long = new Uint32Array(Array.from({ length: 40 }, (_, i) => docs[i % 4]!).flat());
+    const short = new Uint32Array([...docs[0]!, ...docs[3]!]);
+    const used = fresh();
+    for (const [query, tokens] of [
+      [short, 2],
+      [long, 40],
+      [short, 2],
+      [long, 40],
+    ] as const) {
+      expect([...bandCandidates(used, query, tokens, 3, 1)]).toEqual([
+        ...bandCandidates(fresh(), query, tokens, 3, 1),
+      ]);
+    }
+  });
 });
