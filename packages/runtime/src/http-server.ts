@@ -189,7 +189,7 @@ function decodeParams(names: string[], match: RegExpExecArray): Record<string, s
 
 export function createApiServer(routes: LoadedRoute[], fallback: LoadedRoute['handler']): Server {
   const compiled = routes.map(compile);
-  return http.createServer(async (req, res) => {
+  const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const candidates = compiled
       .map((route) => ({ route, match: route.pattern.exec(url.pathname) }))
@@ -226,4 +226,8 @@ export function createApiServer(routes: LoadedRoute[], fallback: LoadedRoute['ha
       else res.end();
     }
   });
+  // Longer than clients keep idle connections (undici: 4 s), so the server is never the one closing a
+  // connection a client is reusing at that moment, which the client would see as a reset.
+  server.keepAliveTimeout = 65_000;
+  return server;
 }

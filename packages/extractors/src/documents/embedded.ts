@@ -3,6 +3,7 @@
  * download, deterministic). It covers Person, Organization, Location and Date only; the other eleven labels need
  * a model (GLiNER or an LLM). Its matches carry score 1: a rule tagger has no probability to give.
  */
+import { setImmediate } from 'node:timers/promises';
 import { compromiseTagger, type Selection, type TaggedTerm } from './compromise';
 import { EntityExtractionError } from './errors';
 import { filterEntities } from './filter';
@@ -63,6 +64,9 @@ export class CompromiseEntityExtractor implements EntityExtractor {
   async extract(text: string, context: ExtractionContext): Promise<ExtractedEntity[]> {
     if (text.trim() === '') return [];
     let found: ExtractedEntity[];
+    // Tagging is synchronous (tens of milliseconds a chunk): give the event loop a turn before each, so a
+    // process extracting a long document still answers requests and renews its leases.
+    await setImmediate();
     try {
       const tagged = (await compromiseTagger()).tag(proseOf(text));
       found = [];
