@@ -84,7 +84,8 @@ export async function ingestBench(): Promise<void> {
       submitted.map(async (answer) => {
         if (answer.status !== 202) return 'refused';
         try {
-          return (await jobEnded(runtime.url, answer.body.job_id, 300_000)).state as string;
+          // Two hundred clients polling every 100 ms would be the load measured: once a second each.
+          return (await jobEnded(runtime.url, answer.body.job_id, 600_000, 1000)).state as string;
         } catch {
           return 'lost';
         }

@@ -29,14 +29,14 @@ export async function upload(
 }
 
 /** Polls the job's status until it ended; answers the status body. */
-export async function jobEnded(base: string, jobId: string, timeoutMs = 60_000) {
+export async function jobEnded(base: string, jobId: string, timeoutMs = 60_000, intervalMs = 100) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { status, body } = await call(base, 'GET', `/ingestion/${jobId}/events`);
     if (status !== 200) throw new Error(`status of ${jobId}: ${status} ${JSON.stringify(body)}`);
     if (['complete', 'failed', 'cancelled'].includes(body.state)) return body;
     if (Date.now() > deadline) throw new Error(`job ${jobId} still ${body.state} after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
 

@@ -1,5 +1,6 @@
 /** Feeding a tenant's documents into a profile's schema: encode, then replace the source's documents. */
 import { BadRequestError } from '@tessera/core';
+import type { MultiVectorEncoder } from '@tessera/encoders';
 import type { DocumentRow, Profile } from '@tessera/search';
 import { ensureTenantSchema, requireTenant } from '@tessera/tenancy';
 import type { ContentDeps } from './deps';
@@ -42,6 +43,34 @@ export function embeddingText(profile: Profile, fields: Record<string, unknown>)
     .join('\n');
 }
 
+interface Entry {
+  source: string;
+  doc: DocumentInput;
+  /** Position among its source's documents: the default id is `<source>:<position>`. */
+  position: number;
+}
+
+/** Encodes one batch of documents and shapes their rows. */
+async function encodeRows(
+  profile: Profile,
+  encoder: MultiVectorEncoder,
+  entries: Entry[],
+  generation: number,
+): Promise<DocumentRow[]> {
+  const vectors = await encoder.encode(
+    entries.map((entry) => embeddingText(profile, entry.doc.fields)),
+    'document',
+  );
+  return entries.map((entry, i) => ({
+    ...entry.doc.fields,
+    document_id: entry.doc.document_id ?? `${entry.source}:${entry.position}`,
+    source_doc_id: entry.source,
+    ingested_at: generation,
+    embedding: { tokens: vectors[i]!.tokens, values: vectors[i]!.vectors },
+    embedding_binary: { tokens: vectors[i]!.tokens, values: vectors[i]!.binary },
+  }));
+}
+
 /**
  * Indexes every document of one source (a file, a page) for a tenant, replacing what the source had before,
  * so re-indexing never duplicates. Deploys the profile's schema on the tenant's first write to it.
@@ -60,21 +89,15 @@ export async function indexDocuments(
   const encoder = deps.encoderFor(profile);
   const generation = Date.now();
 
-  const encodeBatch = async (start: number): Promise<DocumentRow[]> => {
-    const batch = request.documents.slice(start, start + BATCH);
-    const vectors = await encoder.encode(
-      batch.map((doc) => embeddingText(profile, doc.fields)),
-      'document',
+  const encodeBatch = (start: number) =>
+    encodeRows(
+      profile,
+      encoder,
+      request.documents
+        .slice(start, start + BATCH)
+        .map((doc, i) => ({ source: request.sourceDocId, doc, position: start + i })),
+      generation,
     );
-    return batch.map((doc, i) => ({
-      ...doc.fields,
-      document_id: doc.document_id ?? `${request.sourceDocId}:${start + i}`,
-      source_doc_id: request.sourceDocId,
-      ingested_at: generation,
-      embedding: { tokens: vectors[i]!.tokens, values: vectors[i]!.vectors },
-      embedding_binary: { tokens: vectors[i]!.tokens, values: vectors[i]!.binary },
-    }));
-  };
 
   if (request.documents.length <= BATCH) {
     await deps.index.replaceSource(schema, template, request.sourceDocId, await encodeBatch(0));
@@ -86,4 +109,56 @@ export async function indexDocuments(
   }
   await deps.index.maintain(schema);
   return { schema, documents: request.documents.length };
+}
+
+/** Documents of several sources that one commit replaces at most. */
+const SOURCES_BATCH_DOCUMENTS = 2048;
+
+/**
+ * Indexes several sources of one profile at once (the files of an upload): their documents are encoded in
+ * batches and replace what those sources held in one commit. Sources with more documents than one commit
+ * takes are indexed one by one.
+ */
+export async function indexSources(
+  deps: ContentDeps,
+  request: {
+    tenantId: string;
+    profile: string;
+    sources: { sourceDocId: string; documents: DocumentInput[] }[];
+  },
+): Promise<{ schema: string; documents: number }> {
+  const total = request.sources.reduce((sum, source) => sum + source.documents.length, 0);
+  if (request.sources.length === 1 || total > SOURCES_BATCH_DOCUMENTS) {
+    let schema = '';
+    for (const source of request.sources) {
+      ({ schema } = await indexDocuments(deps, {
+        tenantId: request.tenantId,
+        profile: request.profile,
+        ...source,
+      }));
+    }
+    return { schema, documents: total };
+  }
+  const profile = resolveProfile(deps, request.profile);
+  const { tenant } = await requireTenant(deps.tenancy, request.tenantId);
+  const schema = await ensureTenantSchema(deps.tenancy, tenant.full, profile.schema_name);
+  const template = deps.tenancy.catalog.get(profile.schema_name)!;
+  await deps.index.ensureIndexes(schema, template);
+  const encoder = deps.encoderFor(profile);
+  const generation = Date.now();
+  const entries = request.sources.flatMap((source) =>
+    source.documents.map((doc, position) => ({ source: source.sourceDocId, doc, position })),
+  );
+  const rows: DocumentRow[] = [];
+  for (let start = 0; start < entries.length; start += BATCH) {
+    rows.push(...(await encodeRows(profile, encoder, entries.slice(start, start + BATCH), generation)));
+  }
+  await deps.index.replaceSources(
+    schema,
+    template,
+    request.sources.map((source) => source.sourceDocId),
+    rows,
+  );
+  await deps.index.maintain(schema);
+  return { schema, documents: total };
 }

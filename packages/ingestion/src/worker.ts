@@ -5,7 +5,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { indexDocuments } from '@tessera/content';
+import { indexDocuments, indexSources } from '@tessera/content';
 import { failpoint, faultpoint, HttpError, log } from '@tessera/core';
 import { QUEUED_INGESTION_LEASE_MS, TaskReporter as Reporter, type TaskReporter } from '@tessera/events';
 import type { SQSRecord } from 'aws-lambda';
@@ -22,6 +22,7 @@ import {
   TERMINAL_STATES,
   type UploadResult,
 } from './model';
+import type { PipelineOutput } from './pipelines/types';
 import { extensionOf, pipelineFor } from './routing';
 import { enqueueJob } from './submit';
 
@@ -189,35 +190,41 @@ async function work(deps: IngestionDeps, job: JobRecord, reporter: TaskReporter)
     message: job.deliveries > 1 ? `delivery ${job.deliveries}` : undefined,
   });
   const results: FileResult[] = [];
-  for (const [index, file] of job.files.entries()) {
-    // A run over several files stops between files; a one-file job that started runs to completion.
-    if (index > 0 && reporter.cancelled) {
-      const reason = reporter.reason ?? 'cancelled';
-      const result = summarize(job, results, started, 'cancelled');
-      await endJob(
-        deps,
-        job.job_id,
-        'cancelled',
-        { reason, result: { ...result, reason } },
-        {
-          type: 'status',
-          state: 'cancelled',
-          message: reason,
-        },
-        reporter,
-      );
-      return;
+  let cancelled: string | undefined;
+  for (let start = 0; start < job.files.length && cancelled === undefined; start += WINDOW) {
+    const prepared: Prepared[] = [];
+    for (const [offset, file] of job.files.slice(start, start + WINDOW).entries()) {
+      // A run over several files stops between files; a one-file job that started runs to completion.
+      if (start + offset > 0 && reporter.cancelled) {
+        cancelled = reporter.reason ?? 'cancelled';
+        break;
+      }
+      prepared.push(await prepareFile(deps, job, file));
     }
-    const outcome = await ingestFile(deps, job, file);
-    results.push(outcome);
+    const outcomes = await finishFiles(deps, job, prepared);
+    if (outcomes.length === 0) continue;
+    results.push(...outcomes);
+    // One progress event a window of files, so a large run does not spend its time reporting.
     await reporter.report({
       type: 'progress',
-      current: index + 1,
+      current: results.length,
       total: job.files.length,
-      percentage: Math.round(((index + 1) / job.files.length) * 100),
-      step: file.name,
-      details: { ...outcome },
+      percentage: Math.round((results.length / job.files.length) * 100),
+      step: outcomes.at(-1)!.source_doc_id,
+      details: outcomes.length === 1 ? { ...outcomes[0] } : { files: outcomes },
     });
+  }
+  if (cancelled !== undefined) {
+    const result = { ...summarize(job, results, started, 'cancelled'), reason: cancelled };
+    await endJob(
+      deps,
+      job.job_id,
+      'cancelled',
+      { reason: cancelled, result },
+      { type: 'status', state: 'cancelled', message: cancelled },
+      reporter,
+    );
+    return;
   }
   const failed = results.filter((result) => result.status === 'failed');
   if (failed.length === results.length) {
@@ -287,8 +294,21 @@ async function readObject(deps: IngestionDeps, key: string): Promise<Uint8Array>
   return answer.Body!.transformToByteArray();
 }
 
-/** One file: skipped when its content was already ingested, else pipeline → feed → graph pass. */
-async function ingestFile(deps: IngestionDeps, job: JobRecord, file: JobFile): Promise<FileResult> {
+/** Files whose content is fed in one commit (per profile): many small files cost one write. */
+const WINDOW = 64;
+
+/** A file read and run through its pipeline; `outcome` is set when nothing is left to do for it. */
+interface Prepared {
+  file: JobFile;
+  base: FileResult;
+  hash: string;
+  output?: PipelineOutput;
+  outcome?: FileResult;
+}
+
+/** Reads a file and runs its pipeline, unless its content was already ingested. */
+async function prepareFile(deps: IngestionDeps, job: JobRecord, file: JobFile): Promise<Prepared> {
+  faultpoint(`ingestion.file:${file.name}`);
   const base: FileResult = {
     source_doc_id: file.name,
     profile: file.profile,
@@ -298,64 +318,90 @@ async function ingestFile(deps: IngestionDeps, job: JobRecord, file: JobFile): P
     graph_nodes: 0,
     graph_edges: 0,
   };
-  faultpoint(`ingestion.file:${file.name}`);
   const bytes = await readObject(deps, file.key);
   const hash = createHash('sha256').update(bytes).digest('hex');
   const previous = await deps.jobs.source(job.tenant_id, file.profile, file.name);
   if (previous?.content_hash === hash) {
     // Indexed already: by this job before a crash (report it as indexed), or by an earlier one (skipped).
-    return previous.job_id === job.job_id
-      ? { ...base, chunks_created: previous.chunks, documents_fed: previous.chunks }
-      : { ...base, status: 'skipped' };
+    const outcome: FileResult =
+      previous.job_id === job.job_id
+        ? { ...base, chunks_created: previous.chunks, documents_fed: previous.chunks }
+        : { ...base, status: 'skipped' };
+    return { file, base, hash, outcome };
   }
   const profile = deps.content.profiles.get(file.profile)!;
-  let output: Awaited<ReturnType<ReturnType<typeof pipelineFor>['run']>>;
   try {
-    output = await pipelineFor(profile).run({ bytes, name: file.name, extension: extensionOf(file.name) });
+    const output = await pipelineFor(profile).run({
+      bytes,
+      name: file.name,
+      extension: extensionOf(file.name),
+    });
+    return { file, base, hash, output };
   } catch (error) {
     if (error instanceof ContentError) {
-      return { ...base, status: 'failed', error: error.message, error_type: error.errorType };
+      return {
+        file,
+        base,
+        hash,
+        outcome: { ...base, status: 'failed', error: error.message, error_type: error.errorType },
+      };
     }
     throw error;
   }
-  const request = {
-    tenantId: job.tenant_id,
-    profile: file.profile,
-    sourceDocId: file.name,
-    documents: output.documents,
-  };
-  try {
-    await indexDocuments(deps.content, request);
-  } catch (error) {
-    // The domain refusing (the tenant was deleted meanwhile, say) will refuse every redelivery too.
-    if (error instanceof HttpError && error.status < 500) {
-      return { ...base, status: 'failed', error: error.message, error_type: error.name };
+}
+
+/**
+ * Feeds the prepared files (one commit per profile), then runs each one's graph pass and records its
+ * content hash; answers every file's outcome in order.
+ */
+async function finishFiles(deps: IngestionDeps, job: JobRecord, prepared: Prepared[]): Promise<FileResult[]> {
+  const pending = prepared.filter((item) => item.outcome === undefined);
+  for (const profile of new Set(pending.map((item) => item.file.profile))) {
+    const group = pending.filter((item) => item.file.profile === profile);
+    try {
+      await indexSources(deps.content, {
+        tenantId: job.tenant_id,
+        profile,
+        sources: group.map((item) => ({ sourceDocId: item.file.name, documents: item.output!.documents })),
+      });
+    } catch (error) {
+      // The domain refusing (the tenant was deleted meanwhile, say) will refuse every redelivery too.
+      if (!(error instanceof HttpError && error.status < 500)) throw error;
+      for (const item of group) {
+        item.outcome = { ...item.base, status: 'failed', error: error.message, error_type: error.name };
+      }
     }
-    throw error;
   }
   failpoint('ingestion.after_feed');
-  const graph = await extractGraph(deps, job.tenant_id, file.name, output);
-  if (graph.backReferences) {
-    await indexDocuments(deps.content, {
-      ...request,
-      documents: output.documents.map((document, index) => ({
-        ...document,
-        fields: { ...document.fields, ...graph.backReferences![index] },
-      })),
+  for (const item of pending) {
+    if (item.outcome) continue;
+    const { file, output } = item;
+    const graph = await extractGraph(deps, job.tenant_id, file.name, output!);
+    if (graph.backReferences) {
+      await indexDocuments(deps.content, {
+        tenantId: job.tenant_id,
+        profile: file.profile,
+        sourceDocId: file.name,
+        documents: output!.documents.map((document, index) => ({
+          ...document,
+          fields: { ...document.fields, ...graph.backReferences![index] },
+        })),
+      });
+    }
+    await deps.jobs.recordSource(job.tenant_id, file.profile, file.name, {
+      content_hash: item.hash,
+      job_id: job.job_id,
+      chunks: output!.documents.length,
+      updated_at: Date.now(),
     });
+    item.outcome = {
+      ...item.base,
+      chunks_created: output!.documents.length,
+      documents_fed: output!.documents.length,
+      graph_nodes: graph.nodes,
+      graph_edges: graph.edges,
+      extraction: graph.note,
+    };
   }
-  await deps.jobs.recordSource(job.tenant_id, file.profile, file.name, {
-    content_hash: hash,
-    job_id: job.job_id,
-    chunks: output.documents.length,
-    updated_at: Date.now(),
-  });
-  return {
-    ...base,
-    chunks_created: output.documents.length,
-    documents_fed: output.documents.length,
-    graph_nodes: graph.nodes,
-    graph_edges: graph.edges,
-    extraction: graph.note,
-  };
+  return prepared.map((item) => item.outcome!);
 }

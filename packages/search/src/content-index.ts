@@ -149,16 +149,31 @@ export class LanceContentIndex {
     sourceDocId: string,
     rows: DocumentRow[],
   ): Promise<void> {
+    await this.replaceSources(name, template, [sourceDocId], rows);
+  }
+
+  /**
+   * Replaces every document of several sources in one commit: the rows given are written, and what those
+   * sources held before and is not among them is deleted. Many small files cost one write, not one each.
+   */
+  async replaceSources(
+    name: string,
+    template: SchemaTemplate,
+    sourceDocIds: string[],
+    rows: DocumentRow[],
+  ): Promise<void> {
+    if (sourceDocIds.length === 0) return;
     const table = await this.requireTable(name);
+    const where = `source_doc_id IN (${sourceDocIds.map(sqlString).join(', ')})`;
     if (rows.length === 0) {
-      await table.delete(`source_doc_id = ${sqlString(sourceDocId)}`);
+      await table.delete(where);
       return;
     }
     await table
       .mergeInsert('document_id')
       .whenMatchedUpdateAll()
       .whenNotMatchedInsertAll()
-      .whenNotMatchedBySourceDelete({ where: `source_doc_id = ${sqlString(sourceDocId)}` })
+      .whenNotMatchedBySourceDelete({ where })
       .execute(documentTable(template, rows) as ArrowTable);
   }
 
