@@ -1,0 +1,42 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LanceContentIndex, LanceSearchBackend, packSignBits, SchemaCatalog } from '../src/index';
+
+const template = new SchemaCatalog(path.resolve(import.meta.dirname, '../../../configs/schemas')).get(
+  'document_text',
+)!;
+const schema = 'document_text_replace_test';
+
+const row = (source: string, n: number) => {
+  const values = Float32Array.from({ length: 128 }, (_, i) => ((i * 7 + n) % 11) - 5);
+  return {
+    document_id: `${source}:${n}`,
+    source_doc_id: source,
+    text: `${source} part ${n}`,
+    embedding: { tokens: 1, values },
+    embedding_binary: { tokens: 1, values: packSignBits(values) },
+  };
+};
+
+describe('LanceContentIndex.replaceSources', () => {
+  it('replaces the documents of every named source in one commit and leaves other sources alone', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'replace-'));
+    await new LanceSearchBackend(dir).deploySchema(schema, template);
+    const index = new LanceContentIndex(dir);
+    await index.ensureIndexes(schema, template);
+    await index.upsert(schema, template, [row('a', 0), row('a', 1), row('a', 2), row('b', 0), row('c', 0)]);
+
+    // a shrinks to one document, b is rewritten, c is not named.
+    await index.replaceSources(schema, template, ['a', 'b'], [row('a', 0), row('b', 0), row('b', 1)]);
+    expect(await index.count(schema, "source_doc_id = 'a'")).toBe(1);
+    expect(await index.count(schema, "source_doc_id = 'b'")).toBe(2);
+    expect(await index.count(schema, "source_doc_id = 'c'")).toBe(1);
+
+    // Named sources with no rows left are emptied.
+    await index.replaceSources(schema, template, ['a', "it's"], []);
+    expect(await index.count(schema, "source_doc_id = 'a'")).toBe(0);
+    expect(await index.count(schema)).toBe(3);
+  });
+});
