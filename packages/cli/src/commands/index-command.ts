@@ -74,8 +74,8 @@ async function upload(client: RuntimeClient, tenant: string, files: WalkedFile[]
     form.append('file', new Blob([await readFile(file.absolute)]), file.relative);
   }
   let answer = (await client.postForm('/ingestion/upload', form, 120_000)) as JobAnswer;
-  // The server stops waiting after ~25 s; a longer job is followed through its status.
-  while (!answer.files) {
+  // The server stops waiting after ~25 s and answers the queued job; a longer job is followed through its status.
+  while (answer.status === 'queued') {
     await new Promise((resolve) => setTimeout(resolve, 500));
     const status = (await client.get(`/ingestion/${answer.job_id}/events`, {})) as {
       state: string;
