@@ -2,7 +2,7 @@
  * The shared task event store in DynamoDB: any runtime process or Lambda serves any task. A task row holds
  * the offset counter, lease, cancellation and subscribers; each event is a row keyed by its offset. Offsets
  * come from an atomic counter, so concurrent appenders never share one, and every append answers the task's
- * cancellation.
+ * cancellation. Event rows of concurrent appends are written together (see rows.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -18,6 +18,7 @@ import {
 import { ConflictError, NotFoundError } from '@tessera/core';
 import { conditional, documentClient, resourceName, tables } from '@tessera/platform';
 import { type EventBody, isTerminal, type TaskEvent, type TaskKind } from './model';
+import { EventRowWriter } from './rows';
 
 /** A workflow keeps its newest 1,000 events. */
 export const WORKFLOW_WINDOW = 1000;
@@ -61,11 +62,14 @@ export const appended = new EventEmitter().setMaxListeners(0);
 export class TaskEventStore {
   private readonly queues = resourceName(tables.taskQueues);
   private readonly events = resourceName(tables.taskEvents);
+  private readonly rows: EventRowWriter;
 
   constructor(
     private readonly client: DynamoDBDocumentClient = documentClient(),
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.rows = new EventRowWriter(client, this.events);
+  }
 
   /** Registers a task; ids are never reused. */
   async open(task: {
@@ -151,17 +155,12 @@ export class TaskEventStore {
     } as TaskEvent;
     const ended = terminal && record.kind === 'workflow';
     const expires = ended ? Math.ceil((now + ENDED_RETENTION_MS) / 1000) : undefined;
-    await this.client.send(
-      new PutCommand({
-        TableName: this.events,
-        Item: {
-          task_id: taskId,
-          offset_key: pad(offset),
-          event: JSON.stringify(event),
-          ...(expires ? { expires_at: expires } : {}),
-        },
-      }),
-    );
+    await this.rows.put({
+      task_id: taskId,
+      offset_key: pad(offset),
+      event: JSON.stringify(event),
+      ...(expires ? { expires_at: expires } : {}),
+    });
     appended.emit(taskId);
     if (record.kind === 'workflow' && offset >= WORKFLOW_WINDOW) await this.trim(taskId, offset);
     if (expires) await this.expire(taskId, expires);

@@ -1,6 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { HttpError } from '@tessera/core';
 import { type Emulators, startLocalBackends } from '@tessera/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,6 +64,50 @@ describe('TaskEventStore', () => {
     expect(first[3]!.event_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(await store.read(taskId, 0)).toEqual(first);
     expect((await store.read(taskId, 15)).map((e) => e.offset)).toEqual([15, 16, 17, 18, 19]);
+  });
+
+  it('gives two stores appending to one task at once distinct offsets and no holes', async () => {
+    // A second client and store stand for a second process sharing the task.
+    const other = new TaskEventStore(
+      DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })),
+      () => Date.now() + clock.offset,
+    );
+    const taskId = id();
+    await open(taskId);
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        (i % 2 ? other : store).append(taskId, {
+          type: 'progress',
+          current: i,
+          total: 40,
+          percentage: 0,
+          details: {},
+        }),
+      ),
+    );
+    const offsets = Array.from({ length: 40 }, (_, i) => i);
+    expect(results.map((r) => r.offset).sort((a, b) => a - b)).toEqual(offsets);
+    const stored = await store.read(taskId, 0);
+    expect(stored.map((e) => e.offset)).toEqual(offsets);
+    expect(stored).toEqual(results.map((r) => r.event).sort((a, b) => a.offset - b.offset));
+    expect((await store.info(taskId)).event_count).toBe(40);
+  });
+
+  it('stores the events of many tasks appended at once, each answering its own task cancellation', async () => {
+    const tasks = Array.from({ length: 30 }, () => id());
+    await Promise.all(tasks.map((taskId) => open(taskId)));
+    await store.cancel(tasks[7]!, 'workflow', 'only this one');
+    const results = await Promise.all(
+      tasks.map((taskId) => store.append(taskId, { type: 'status', state: 'working', phase: taskId })),
+    );
+    expect(results.map((r) => [r.offset, r.cancelled, r.reason])).toEqual(
+      tasks.map((_, i) => (i === 7 ? [0, true, 'only this one'] : [0, false, undefined])),
+    );
+    for (const taskId of tasks) {
+      expect((await store.read(taskId, 0)).map((e) => [e.offset, e.type === 'status' && e.phase])).toEqual([
+        [0, taskId],
+      ]);
+    }
   });
 
   it('answers every append with the cancellation, which keeps its first reason', async () => {

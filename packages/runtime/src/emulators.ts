@@ -1,7 +1,8 @@
 /**
  * In-process AWS emulators: dynalite (DynamoDB, persisted under the data dir), fauxqs (SQS) and s3rver
  * (S3, objects on disk), behind one gateway endpoint that routes each request to its emulator the way
- * LocalStack's single endpoint does.
+ * LocalStack's single endpoint does. DynamoDB requests are answered by dynalite's handler in this process;
+ * the others are proxied to their emulator's listener.
  */
 import type { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
@@ -46,11 +47,17 @@ export function routeOf(headers: http.IncomingHttpHeaders): 'dynamodb' | 'sqs' |
   return 's3';
 }
 
-function gatewayServer(targets: Record<'dynamodb' | 'sqs' | 's3', URL>): Server {
+function gatewayServer(dynamodb: Server, targets: Record<'sqs' | 's3', URL>): Server {
   // Connections to the emulators are kept open: a new one per request would cost more than the request.
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   return http.createServer((req, res) => {
-    const target = targets[routeOf(req.headers)];
+    const route = routeOf(req.headers);
+    // The hot path: a second HTTP hop to dynalite's listener took about a third of this process's CPU per request.
+    if (route === 'dynamodb') {
+      dynamodb.emit('request', req, res);
+      return;
+    }
+    const target = targets[route];
     const upstream = http.request(
       {
         hostname: target.hostname,
@@ -102,8 +109,7 @@ export async function startEmulators(options: {
     sqs: `http://${options.host}:${sqs.port}`,
     s3: `http://${options.host}:${s3Address.port}`,
   };
-  const gateway = gatewayServer({
-    dynamodb: new URL(urls.dynamodb),
+  const gateway = gatewayServer(dynamo, {
     sqs: new URL(urls.sqs),
     s3: new URL(urls.s3),
   });

@@ -1,5 +1,8 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { routeOf } from '../src/emulators';
+import { routeOf, startEmulators } from '../src/emulators';
 
 describe('routeOf', () => {
   it('routes DynamoDB and SQS by their target header and everything else to S3', () => {
@@ -8,5 +11,35 @@ describe('routeOf', () => {
     expect(routeOf({ 'content-type': 'application/x-www-form-urlencoded' })).toBe('sqs');
     expect(routeOf({ 'content-type': 'application/octet-stream' })).toBe('s3');
     expect(routeOf({})).toBe('s3');
+  });
+});
+
+describe('emulator gateway (integration)', () => {
+  it('answers DynamoDB requests in process and passes the others to their emulator', async () => {
+    const emulators = await startEmulators({
+      dataDir: mkdtempSync(path.join(tmpdir(), 'gateway-')),
+      host: '127.0.0.1',
+      gatewayPort: 0,
+    });
+    try {
+      const dynamodb = await fetch(emulators.gateway, {
+        method: 'POST',
+        headers: {
+          'x-amz-target': 'DynamoDB_20120810.ListTables',
+          'content-type': 'application/x-amz-json-1.0',
+          'x-amz-date': '20260101T000000Z',
+          authorization:
+            'AWS4-HMAC-SHA256 Credential=key/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+        },
+        body: '{}',
+      });
+      expect(dynamodb.status).toBe(200);
+      expect(await dynamodb.json()).toEqual({ TableNames: [] });
+      const s3 = await fetch(`${emulators.gateway}/`);
+      expect(s3.status).toBe(200);
+      expect(await s3.text()).toContain('ListAllMyBucketsResult');
+    } finally {
+      await emulators.stop();
+    }
   });
 });

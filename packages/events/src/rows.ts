@@ -1,0 +1,93 @@
+/**
+ * Writes event rows in batches. Rows handed over while a batch is in flight wait and go together in the
+ * next one, so concurrent appends, across tasks as within one, share BatchWriteItem requests instead of
+ * sending a PutItem each; a lone row goes out at once, with no timer to wait for.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BatchWriteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+
+/** An event row: the task, its zero-padded offset and the event. */
+export type EventRow = { task_id: string; offset_key: string } & Record<string, unknown>;
+
+interface Waiting {
+  row: EventRow;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/** DynamoDB takes at most 25 writes a BatchWriteItem. */
+const BATCH = 25;
+/** Rows DynamoDB leaves unprocessed (throttling) are sent again this many times, backing off. */
+const RESENDS = 8;
+
+const keyOf = (row: Pick<EventRow, 'task_id' | 'offset_key'>) => `${row.task_id}/${row.offset_key}`;
+
+export class EventRowWriter {
+  private waiting: Waiting[] = [];
+  private writing = false;
+
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  /** Resolves once the row is stored. */
+  put(row: EventRow): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ row, resolve, reject });
+      if (this.writing) return;
+      this.writing = true;
+      // Rows handed over in the same turn of the event loop go in the first batch.
+      setImmediate(() => void this.drain());
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.waiting.length > 0) {
+      const waiting = this.waiting;
+      this.waiting = [];
+      const batches = Array.from({ length: Math.ceil(waiting.length / BATCH) }, (_, i) =>
+        waiting.slice(i * BATCH, (i + 1) * BATCH),
+      );
+      await Promise.all(batches.map((batch) => this.write(batch)));
+    }
+    this.writing = false;
+  }
+
+  private async write(batch: Waiting[]): Promise<void> {
+    try {
+      await this.send(batch);
+    } catch (error) {
+      if (batch.length > 1 && (error as Error).name === 'ValidationException') {
+        // One bad row (over DynamoDB's item size) refuses the whole batch: alone, it fails only its append.
+        await Promise.all(batch.map((waiting) => this.write([waiting])));
+        return;
+      }
+      for (const waiting of batch) waiting.reject(error);
+    }
+  }
+
+  /** Stores the batch, resolving each row once DynamoDB has processed it. */
+  private async send(batch: Waiting[]): Promise<void> {
+    if (batch.length === 1) {
+      await this.client.send(new PutCommand({ TableName: this.table, Item: batch[0]!.row }));
+      batch[0]!.resolve();
+      return;
+    }
+    let pending = batch;
+    for (let resend = 0; pending.length > 0; resend++) {
+      if (resend > RESENDS) throw new Error(`DynamoDB left ${pending.length} event rows unprocessed`);
+      if (resend > 0) await sleep(25 * 2 ** resend);
+      const { UnprocessedItems } = await this.client.send(
+        new BatchWriteCommand({
+          RequestItems: { [this.table]: pending.map(({ row }) => ({ PutRequest: { Item: row } })) },
+        }),
+      );
+      const unprocessed = new Set(
+        (UnprocessedItems?.[this.table] ?? []).map((request) => keyOf(request.PutRequest?.Item as EventRow)),
+      );
+      for (const waiting of pending) if (!unprocessed.has(keyOf(waiting.row))) waiting.resolve();
+      pending = pending.filter((waiting) => unprocessed.has(keyOf(waiting.row)));
+    }
+  }
+}
