@@ -72,6 +72,7 @@ export class LanceContentIndex {
   /** The last code cache of each table whose loading finished. */
   private readonly loadedCodes = new Map<string, CodeCache>();
   private readonly indexed = new Set<string>();
+  private readonly indexing = new Map<string, Promise<void>>();
   /** The unpacked-bit tables of the last float·bits query, whose memory the next one reuses. */
   private tablesScratch: Float32Array | undefined;
 
@@ -115,20 +116,39 @@ export class LanceContentIndex {
    */
   async ensureIndexes(name: string, template: SchemaTemplate): Promise<void> {
     if (this.indexed.has(name)) return;
-    const table = await this.requireTable(name);
-    const existing = new Set((await table.listIndices()).flatMap((index) => index.columns));
+    // One creation a table at a time in this process; other processes may race, and then one retries.
+    let pending = this.indexing.get(name);
+    if (!pending) {
+      pending = this.createIndexes(name, template).finally(() => this.indexing.delete(name));
+      this.indexing.set(name, pending);
+    }
+    await pending;
+  }
+
+  private async createIndexes(name: string, template: SchemaTemplate): Promise<void> {
     const wanted = template.document.fields
       .filter((field) => field.fulltext)
       .map((field) => [field.name, Index.fts({ withPosition: false })] as const);
     if (template.document.fields.some((field) => field.name === 'document_id'))
       wanted.push(['document_id', Index.btree()]);
-    for (const [column, config] of wanted) {
-      if (existing.has(column)) continue;
-      await table.createIndex(column, { config, replace: false }).catch((error) => {
-        if (!/already exists/i.test((error as Error).message)) throw error;
-      });
+    for (let attempt = 0; ; attempt++) {
+      const table = await this.requireTable(name);
+      const existing = new Set((await table.listIndices()).flatMap((index) => index.columns));
+      try {
+        for (const [column, config] of wanted) {
+          if (existing.has(column)) continue;
+          await table.createIndex(column, { config, replace: false }).catch((error) => {
+            if (!/already exists/i.test((error as Error).message)) throw error;
+          });
+        }
+        this.indexed.add(name);
+        return;
+      } catch (error) {
+        // Another writer committed first (its index, or rows): look again at what the table has.
+        if (attempt >= 4 || !/conflict|preempted/i.test((error as Error).message)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+      }
     }
-    this.indexed.add(name);
   }
 
   /** Upserts documents by `document_id`. */

@@ -40,3 +40,20 @@ describe('LanceContentIndex.replaceSources', () => {
     expect(await index.count(schema)).toBe(3);
   });
 });
+
+describe('LanceContentIndex.ensureIndexes', () => {
+  it('creates a new table’s indexes once when jobs of this and another process ask at the same time', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'indexes-'));
+    await new LanceSearchBackend(dir).deploySchema(schema, template);
+    const here = new LanceContentIndex(dir);
+    const elsewhere = new LanceContentIndex(dir);
+    await Promise.all([
+      here.ensureIndexes(schema, template),
+      here.ensureIndexes(schema, template),
+      elsewhere.ensureIndexes(schema, template),
+      elsewhere.ensureIndexes(schema, template),
+    ]);
+    await here.upsert(schema, template, [row('a', 0)]);
+    expect(await here.count(schema)).toBe(1);
+  });
+});
