@@ -128,37 +128,52 @@ export async function indexSources(
   },
 ): Promise<{ schema: string; documents: number }> {
   const total = request.sources.reduce((sum, source) => sum + source.documents.length, 0);
-  if (request.sources.length === 1 || total > SOURCES_BATCH_DOCUMENTS) {
-    let schema = '';
-    for (const source of request.sources) {
+  // Groups of sources whose documents one commit takes; a source larger than that goes alone.
+  const groups: (typeof request.sources)[] = [];
+  let group: typeof request.sources = [];
+  let size = 0;
+  for (const source of request.sources) {
+    if (group.length > 0 && size + source.documents.length > SOURCES_BATCH_DOCUMENTS) {
+      groups.push(group);
+      group = [];
+      size = 0;
+    }
+    group.push(source);
+    size += source.documents.length;
+  }
+  if (group.length > 0) groups.push(group);
+
+  const profile = resolveProfile(deps, request.profile);
+  let schema = '';
+  for (const sources of groups) {
+    if (sources.length === 1) {
       ({ schema } = await indexDocuments(deps, {
         tenantId: request.tenantId,
         profile: request.profile,
-        ...source,
+        ...sources[0]!,
       }));
+      continue;
     }
-    return { schema, documents: total };
+    const { tenant } = await requireTenant(deps.tenancy, request.tenantId);
+    schema = await ensureTenantSchema(deps.tenancy, tenant.full, profile.schema_name);
+    const template = deps.tenancy.catalog.get(profile.schema_name)!;
+    await deps.index.ensureIndexes(schema, template);
+    const encoder = deps.encoderFor(profile);
+    const generation = Date.now();
+    const entries = sources.flatMap((source) =>
+      source.documents.map((doc, position) => ({ source: source.sourceDocId, doc, position })),
+    );
+    const rows: DocumentRow[] = [];
+    for (let start = 0; start < entries.length; start += BATCH) {
+      rows.push(...(await encodeRows(profile, encoder, entries.slice(start, start + BATCH), generation)));
+    }
+    await deps.index.replaceSources(
+      schema,
+      template,
+      sources.map((source) => source.sourceDocId),
+      rows,
+    );
+    await deps.index.maintain(schema);
   }
-  const profile = resolveProfile(deps, request.profile);
-  const { tenant } = await requireTenant(deps.tenancy, request.tenantId);
-  const schema = await ensureTenantSchema(deps.tenancy, tenant.full, profile.schema_name);
-  const template = deps.tenancy.catalog.get(profile.schema_name)!;
-  await deps.index.ensureIndexes(schema, template);
-  const encoder = deps.encoderFor(profile);
-  const generation = Date.now();
-  const entries = request.sources.flatMap((source) =>
-    source.documents.map((doc, position) => ({ source: source.sourceDocId, doc, position })),
-  );
-  const rows: DocumentRow[] = [];
-  for (let start = 0; start < entries.length; start += BATCH) {
-    rows.push(...(await encodeRows(profile, encoder, entries.slice(start, start + BATCH), generation)));
-  }
-  await deps.index.replaceSources(
-    schema,
-    template,
-    request.sources.map((source) => source.sourceDocId),
-    rows,
-  );
-  await deps.index.maintain(schema);
   return { schema, documents: total };
 }

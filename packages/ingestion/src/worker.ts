@@ -192,15 +192,22 @@ async function work(deps: IngestionDeps, job: JobRecord, reporter: TaskReporter)
   const results: FileResult[] = [];
   let cancelled: string | undefined;
   for (let start = 0; start < job.files.length && cancelled === undefined; start += WINDOW) {
-    const prepared: Prepared[] = [];
-    for (const [offset, file] of job.files.slice(start, start + WINDOW).entries()) {
-      // A run over several files stops between files; a one-file job that started runs to completion.
-      if (start + offset > 0 && reporter.cancelled) {
-        cancelled = reporter.reason ?? 'cancelled';
-        break;
+    // Files are read and run through their pipelines a few at a time (reads and lookups overlap), in order.
+    const window = job.files.slice(start, start + WINDOW);
+    const slots: (Prepared | undefined)[] = new Array(window.length);
+    let next = 0;
+    const lane = async () => {
+      for (let i = next++; i < window.length; i = next++) {
+        // A run over several files stops between files; a one-file job that started runs to completion.
+        if (start + i > 0 && reporter.cancelled) {
+          cancelled ??= reporter.reason ?? 'cancelled';
+          return;
+        }
+        slots[i] = await prepareFile(deps, job, window[i]!);
       }
-      prepared.push(await prepareFile(deps, job, file));
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(PREPARE_LANES, window.length) }, lane));
+    const prepared = slots.filter((item): item is Prepared => item !== undefined);
     const outcomes = await finishFiles(deps, job, prepared);
     if (outcomes.length === 0) continue;
     results.push(...outcomes);
@@ -295,7 +302,9 @@ async function readObject(deps: IngestionDeps, key: string): Promise<Uint8Array>
 }
 
 /** Files whose content is fed in one commit (per profile): many small files cost one write. */
-const WINDOW = 64;
+const WINDOW = 256;
+/** Files of a window read and prepared at once. */
+const PREPARE_LANES = 8;
 
 /** A file read and run through its pipeline; `outcome` is set when nothing is left to do for it. */
 interface Prepared {

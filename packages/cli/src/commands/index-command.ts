@@ -42,8 +42,8 @@ interface JobAnswer {
 }
 
 /** Files an upload carries, and bytes: small enough for the API's 10 MB body limit. */
-const BATCH_FILES = 64;
-const BATCH_BYTES = 4 * 1024 * 1024;
+const BATCH_FILES = 256;
+const BATCH_BYTES = 8 * 1024 * 1024;
 const UPLOADS_IN_FLIGHT = 2;
 /** Nodes or edges a graph upsert carries, well inside the API's body limit. */
 const UPSERT_ITEMS = 2000;
