@@ -1,4 +1,6 @@
+export * from './concurrency';
 export * from './errors';
 export * from './failpoints';
 export * from './ids';
 export { log } from './log';
+export * from './network';

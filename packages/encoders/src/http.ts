@@ -1,5 +1,5 @@
 /** The one HTTP call of the model-server adapters: JSON POST with a timeout and retries on 5xx and network errors. */
-import { log } from '@tessera/core';
+import { isTimeout, log, networkMessage } from '@tessera/core';
 import {
   EncoderRequestError,
   EncoderResponseError,
@@ -84,24 +84,6 @@ function retrying(options: PostJsonOptions, attempt: number, reason: string): vo
     attempt,
     reason,
   });
-}
-
-function isTimeout(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-}
-
-/** undici reports "fetch failed" and keeps the useful part (e.g. "connect ECONNREFUSED ...") in `cause`. */
-function networkMessage(error: unknown): string {
-  let current: unknown = error;
-  let message = error instanceof Error ? error.message : String(error);
-  while (current instanceof Error && current.cause !== undefined) {
-    current = current.cause;
-    // Happy-eyeballs connects fail with an AggregateError whose own message is empty.
-    const inner =
-      current instanceof AggregateError && current.errors.length > 0 ? current.errors[0] : current;
-    if (inner instanceof Error && inner.message) message = inner.message;
-  }
-  return message;
 }
 
 /** The message of an error answer: OpenAI's `{error: {message}}`, vLLM's `{message}`, `{detail}`, or the text. */

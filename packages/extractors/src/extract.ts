@@ -3,12 +3,12 @@
  * the captures into module, definition and import nodes with `defines`, `imports` and `calls` edges.
  * Nothing in the file's content makes it throw: a tree with errors still yields what it holds.
  */
-import type { Node, QueryMatch, Tree } from 'web-tree-sitter';
+import type { Node, QueryMatch } from 'web-tree-sitter';
 import { Assembly } from './assembly';
 import { UnsupportedCodeFileError } from './errors';
 import type { LanguageSpec } from './grammars/spec';
 import { baseName, fileStem, grammarOf, languageOf } from './languages';
-import { type LoadedGrammar, loadGrammar } from './parsers';
+import { type LoadedGrammar, loadGrammar, parseSource } from './parsers';
 import { evidence, isUsableName } from './text';
 import type { CodeExtraction, DefinitionKind, ExtractOptions } from './types';
 
@@ -69,15 +69,6 @@ function moduleName(path: string): string {
 function segmentOf(definition: Definition): string {
   if (CLASS_LIKE.has(definition.kind)) return `class:${definition.name}`;
   return `${definition.kind}:${definition.name}`;
-}
-
-function parse(loaded: LoadedGrammar, source: string): Tree | null {
-  try {
-    return loaded.parser.parse(source);
-  } catch {
-    loaded.parser.reset();
-    return null;
-  }
 }
 
 function capturesOf(match: QueryMatch): Captures {
@@ -261,7 +252,7 @@ export async function extractCode(
   const text = typeof source === 'string' ? source : String(source ?? '');
   const out = new Assembly(options.sourceDocId ?? path);
   out.node(module, `Module ${module} (${language})`, 'module', () => evidence(text, 0, text.length));
-  const tree = parse(loaded, text);
+  const tree = parseSource(loaded, text);
   if (tree) {
     try {
       collect(tree.rootNode, text, loaded, module, out);
@@ -277,7 +268,7 @@ export async function extractCode(
 /** A bare parse for benchmarks: the root node's type (`program`, `module`, `source_file`). */
 export async function parseOnly(path: string, source: string): Promise<string> {
   const loaded = await loadGrammar(resolvedGrammar(path).grammar);
-  const tree = parse(loaded, source);
+  const tree = parseSource(loaded, source);
   try {
     return tree?.rootNode.type ?? 'none';
   } finally {

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Language, Parser, Query } from 'web-tree-sitter';
+import { Language, Parser, Query, type Tree } from 'web-tree-sitter';
 import { GrammarUnavailableError } from './errors';
 import { go } from './grammars/go';
 import { javascript, typescript } from './grammars/javascript';
@@ -66,4 +66,14 @@ export function loadGrammar(grammar: Grammar): Promise<LoadedGrammar> {
     loading.catch(() => grammars.delete(grammar));
   }
   return loading;
+}
+
+/** The file's syntax tree, or null when the parser gives up (it is reset for the next file). */
+export function parseSource(loaded: LoadedGrammar, source: string): Tree | null {
+  try {
+    return loaded.parser.parse(source);
+  } catch {
+    loaded.parser.reset();
+    return null;
+  }
 }

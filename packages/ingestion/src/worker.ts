@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { indexDocuments, indexSources } from '@tessera/content';
-import { failpoint, faultpoint, HttpError, log } from '@tessera/core';
+import { failpoint, faultpoint, HttpError, log, mapBounded } from '@tessera/core';
 import { QUEUED_INGESTION_LEASE_MS, TaskReporter as Reporter, type TaskReporter } from '@tessera/events';
 import type { SQSRecord } from 'aws-lambda';
 import type { IngestionDeps } from './deps';
@@ -194,19 +194,14 @@ async function work(deps: IngestionDeps, job: JobRecord, reporter: TaskReporter)
   for (let start = 0; start < job.files.length && cancelled === undefined; start += WINDOW) {
     // Files are read and run through their pipelines a few at a time (reads and lookups overlap), in order.
     const window = job.files.slice(start, start + WINDOW);
-    const slots: (Prepared | undefined)[] = new Array(window.length);
-    let next = 0;
-    const lane = async () => {
-      for (let i = next++; i < window.length; i = next++) {
-        // A run over several files stops between files; a one-file job that started runs to completion.
-        if (start + i > 0 && reporter.cancelled) {
-          cancelled ??= reporter.reason ?? 'cancelled';
-          return;
-        }
-        slots[i] = await prepareFile(deps, job, window[i]!);
+    const slots = await mapBounded(window, PREPARE_LANES, async (file, i) => {
+      // A run over several files stops between files; a one-file job that started runs to completion.
+      if (start + i > 0 && reporter.cancelled) {
+        cancelled ??= reporter.reason ?? 'cancelled';
+        return undefined;
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(PREPARE_LANES, window.length) }, lane));
+      return prepareFile(deps, job, file);
+    });
     const prepared = slots.filter((item): item is Prepared => item !== undefined);
     const outcomes = await finishFiles(deps, job, prepared);
     if (outcomes.length === 0) continue;

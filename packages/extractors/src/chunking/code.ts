@@ -4,11 +4,11 @@
  * between definitions gathered into `module` chunks. Work is by whole lines, so every non-blank line of the
  * file lands in exactly one chunk; only a single line longer than the limit is cut inside the line.
  */
-import type { Node, Tree } from 'web-tree-sitter';
+import type { Node } from 'web-tree-sitter';
 import { UnsupportedCodeFileError } from '../errors';
 import type { LanguageSpec } from '../grammars/spec';
 import { baseName, fileStem, grammarOf, languageOf } from '../languages';
-import { type LoadedGrammar, loadGrammar } from '../parsers';
+import { type LoadedGrammar, loadGrammar, parseSource } from '../parsers';
 import { cleanPythonString, isUsableName } from '../text';
 import type { CodeLanguage, DefinitionKind } from '../types';
 import { cutInto } from './text';
@@ -312,15 +312,6 @@ function moduleDocstring(root: Node, language: CodeLanguage): { row: number; tex
   return text === undefined ? undefined : { row: first.startPosition.row, text };
 }
 
-function parse(loaded: LoadedGrammar, source: string): Tree | null {
-  try {
-    return loaded.parser.parse(source);
-  } catch {
-    loaded.parser.reset();
-    return null;
-  }
-}
-
 function toChunks(
   pieces: Piece[],
   kind: CodeChunkKind,
@@ -388,7 +379,7 @@ export async function chunkCode(path: string, source: string): Promise<CodeChunk
   const chunks: CodeChunk[] = [];
   const taken = new Set<number>();
   let docstring: { row: number; text: string } | undefined;
-  const tree = parse(loaded, source);
+  const tree = parseSource(loaded, source);
   if (tree) {
     try {
       const root = tree.rootNode;

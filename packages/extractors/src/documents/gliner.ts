@@ -1,8 +1,10 @@
 /** Entity extraction by a GLiNER sidecar: `POST <url>/predict_entities` with `{text, labels, threshold}`. */
+
+import { isTimeout, networkMessage } from '@tessera/core';
 import { z } from 'zod';
 import { EntityExtractionError } from './errors';
 import { filterEntities } from './filter';
-import { isTimeout, networkMessage, shorten } from './http';
+import { shorten } from './http';
 import type { EntityExtractor, ExtractedEntity, ExtractionContext } from './types';
 import { ENTITY_LABELS, type EntityLabel } from './vocabulary';
 

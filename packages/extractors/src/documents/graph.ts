@@ -4,7 +4,7 @@
  * so pronouns resolve to earlier entities. Answers graph nodes and edges in the fields of the graph's upsert,
  * plus each segment's back-references. Extractor errors propagate: the caller decides to carry on without graph.
  */
-import { BadRequestError } from '@tessera/core';
+import { BadRequestError, mapBounded } from '@tessera/core';
 import { edgeId, type Mention, normalizeNodeId } from '@tessera/graph';
 import { z } from 'zod';
 import { chunkText } from '../chunking/text';
@@ -85,26 +85,6 @@ export interface DocumentGraph {
 
 export const CLAIMS_SKIPPED =
   'skipped: no claim extractor configured (set TESSERA_LLM_BASE_URL and TESSERA_LLM_MODEL)' as const;
-
-/** `work` over `items` with at most `limit` at once, results in item order; the first failure stops new work. */
-async function mapBounded<T, R>(items: T[], limit: number, work: (item: T, index: number) => Promise<R>) {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    while (!failed && next < items.length) {
-      const index = next++;
-      try {
-        results[index] = await work(items[index]!, index);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
 
 function validated(input: ExtractDocumentGraphInput): { segments: DocumentSegment[]; concurrency: number } {
   const segments = z.array(DocumentSegment).safeParse(input.segments);

@@ -3,8 +3,10 @@
  * format. Defaults are those of the LLM endpoint record: temperature 0.1, max_tokens 1000, request_timeout 120 s,
  * num_retries 1 (total attempts, so no retry).
  */
+
+import { networkMessage } from '@tessera/core';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import { networkMessage, shorten } from './http';
+import { shorten } from './http';
 
 export interface LlmEndpointOptions {
   /** OpenAI-compatible base URL including its `/v1` (the client appends `/chat/completions`). */
