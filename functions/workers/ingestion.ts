@@ -2,11 +2,12 @@
 
 import { log } from '@tessera/core';
 import { ingestion, processDeadLetters, processRecords, recoverIdleJobs } from '@tessera/ingestion';
-import type { SQSEvent } from 'aws-lambda';
+import type { Context, SQSEvent } from 'aws-lambda';
 
 const deps = ingestion();
 
-export const processJobs = (event: SQSEvent) => processRecords(deps, event.Records);
+export const processJobs = (event: SQSEvent, context?: Context) =>
+  processRecords(deps, event.Records, context ? () => context.getRemainingTimeInMillis() : undefined);
 
 export const deadLetters = (event: SQSEvent) => processDeadLetters(deps, event.Records);
 

@@ -19,10 +19,10 @@ export interface RuntimeProcess {
 export const tempDataDir = () => mkdtempSync(path.join(tmpdir(), 'tessera-'));
 
 export function spawnRuntime(
-  options: { dataDir?: string; env?: Record<string, string> } = {},
+  options: { dataDir?: string; env?: Record<string, string>; args?: string[] } = {},
 ): Promise<RuntimeProcess> {
   const dataDir = options.dataDir ?? tempDataDir();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/runtime/src/main.ts'], {
+  const child = spawn(process.execPath, [...(options.args ?? []), '--import', 'tsx', 'packages/runtime/src/main.ts'], {
     cwd: root,
     env: {
       ...process.env,

@@ -1,7 +1,7 @@
 export type { IngestionDeps } from './deps';
 export { ingestionEnv } from './env';
 export { ContentError } from './errors';
-export { JobStore } from './jobs';
+export { JobStore, sourceKey } from './jobs';
 export { INCOMING_PREFIX, jobOfIncomingKey } from './keys';
 export type { FileResult, JobRecord, JobState, UploadResult } from './model';
 export { TERMINAL_STATES } from './model';

@@ -10,8 +10,11 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '@tessera/core';
-import { conditional, documentClient, resourceName, tables } from '@tessera/platform';
+import { batchGet, batchPut, conditional, documentClient, resourceName, tables } from '@tessera/platform';
 import type { JobRecord, JobState } from './model';
+
+/** A source's key among a tenant's recorded sources. */
+export const sourceKey = (profile: string, name: string) => `${profile}|${name}`;
 
 export interface SourceRecord {
   content_hash: string;
@@ -22,7 +25,7 @@ export interface SourceRecord {
 
 export class JobStore {
   private readonly jobs = resourceName(tables.ingestionJobs);
-  private readonly sources = resourceName(tables.ingestionSources);
+  private readonly sourceTable = resourceName(tables.ingestionSources);
   private readonly slots = resourceName(tables.ingestionSlots);
 
   constructor(
@@ -48,6 +51,20 @@ export class JobStore {
       new GetCommand({ TableName: this.jobs, Key: { job_id: jobId }, ConsistentRead: true }),
     );
     return Item as JobRecord | undefined;
+  }
+
+  /** Only the job's state: cheap to poll, however many files the job holds. */
+  async state(jobId: string): Promise<JobState | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.jobs,
+        Key: { job_id: jobId },
+        ConsistentRead: true,
+        ProjectionExpression: '#state',
+        ExpressionAttributeNames: { '#state': 'state' },
+      }),
+    );
+    return Item?.state as JobState | undefined;
   }
 
   /** A worker takes the job up: `running`, one more delivery. Undefined when the job has already ended. */
@@ -130,28 +147,37 @@ export class JobStore {
     return found;
   }
 
-  async source(tenantId: string, profile: string, sourceDocId: string): Promise<SourceRecord | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.sources,
-        Key: { tenant_profile: `${tenantId}|${profile}`, source_doc_id: sourceDocId },
-        ConsistentRead: true,
-      }),
+  /** The recorded content of each named source of the tenant, by `sourceKey(profile, name)`. */
+  async sources(
+    tenantId: string,
+    files: { profile: string; name: string }[],
+  ): Promise<Map<string, SourceRecord>> {
+    const keys = [...new Map(files.map((file) => [sourceKey(file.profile, file.name), file])).values()];
+    const items = await batchGet(
+      this.client,
+      this.sourceTable,
+      keys.map((file) => ({ tenant_profile: `${tenantId}|${file.profile}`, source_doc_id: file.name })),
     );
-    return Item as SourceRecord | undefined;
+    return new Map(
+      items.map((item) => [
+        sourceKey(String(item.tenant_profile).slice(tenantId.length + 1), String(item.source_doc_id)),
+        item as unknown as SourceRecord,
+      ]),
+    );
   }
 
-  async recordSource(
+  async recordSources(
     tenantId: string,
-    profile: string,
-    sourceDocId: string,
-    record: SourceRecord,
+    records: { profile: string; name: string; record: SourceRecord }[],
   ): Promise<void> {
-    await this.client.send(
-      new PutCommand({
-        TableName: this.sources,
-        Item: { tenant_profile: `${tenantId}|${profile}`, source_doc_id: sourceDocId, ...record },
-      }),
+    await batchPut(
+      this.client,
+      this.sourceTable,
+      records.map(({ profile, name, record }) => ({
+        tenant_profile: `${tenantId}|${profile}`,
+        source_doc_id: name,
+        ...record,
+      })),
     );
   }
 

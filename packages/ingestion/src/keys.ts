@@ -3,9 +3,8 @@ import { randomBytes } from 'node:crypto';
 
 export const newJobId = () => `ingest_${randomBytes(8).toString('hex')}`;
 
-/** Files posted to `/ingestion/upload`. */
-export const uploadKey = (tenantId: string, jobId: string, index: number) =>
-  `jobs/${tenantId}/${jobId}/${index}`;
+/** Files posted to `/ingestion/upload`: one object holding them one after another. */
+export const uploadKey = (tenantId: string, jobId: string) => `jobs/${tenantId}/${jobId}/files`;
 
 /** Presigned uploads: the bucket notifies the queue of objects under this prefix, which starts their job. */
 export const INCOMING_PREFIX = 'incoming/';

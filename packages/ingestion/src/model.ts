@@ -11,6 +11,8 @@ export interface JobFile {
   name: string;
   /** Object key in the uploads bucket. */
   key: string;
+  /** Where the file starts in that object, when the object holds several files (an upload's bundle). */
+  offset?: number;
   size: number;
   /** Content profile the file is indexed with. */
   profile: string;

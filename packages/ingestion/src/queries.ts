@@ -37,8 +37,8 @@ export async function waitForJob(
   const deadline = Date.now() + timeoutMs;
   let pause = 25;
   for (;;) {
-    const job = await deps.jobs.get(jobId);
-    if (job && TERMINAL_STATES.includes(job.state)) return job;
+    const state = await deps.jobs.state(jobId);
+    if (state && TERMINAL_STATES.includes(state)) return deps.jobs.get(jobId);
     if (Date.now() + pause > deadline) return undefined;
     await new Promise((resolve) => setTimeout(resolve, pause));
     pause = Math.min(pause * 2, 250);

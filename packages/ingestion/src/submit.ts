@@ -136,34 +136,33 @@ export async function submitUpload(
   if (request.files.length === 0)
     throw new BadRequestError("No file: send the content in a 'file' form field");
   const jobId = newJobId();
+  const key = uploadKey(tenant.full, jobId);
   const seen = new Set<string>();
-  const files = request.files.map((file, index): JobFile => {
+  let offset = 0;
+  const files = request.files.map((file): JobFile => {
     const name = fileName(file.name);
     if (seen.has(name)) throw new BadRequestError(`File '${name}' is given twice in one upload`);
     seen.add(name);
     checkSize(name, file.bytes.byteLength);
     const profile = profileFor(deps.content.profiles, name, request.profile);
-    return {
-      name,
-      key: uploadKey(tenant.full, jobId, index),
-      size: file.bytes.byteLength,
-      profile: profile.profile_name,
-    };
+    const entry = { name, key, offset, size: file.bytes.byteLength, profile: profile.profile_name };
+    offset += file.bytes.byteLength;
+    return entry;
   });
   const job = newJob(tenant.full, files, 'upload', jobId);
-  const stored: string[] = [];
+  // One object for all the files of an upload: a tree of small files costs one write and one read, not
+  // one of each a file.
+  const body =
+    request.files.length === 1
+      ? request.files[0]!.bytes
+      : Buffer.concat(request.files.map((file) => file.bytes));
+  let stored = false;
   try {
-    await Promise.all(
-      files.map(async (file, index) => {
-        await deps.s3.send(
-          new PutObjectCommand({ Bucket: deps.bucket, Key: file.key, Body: request.files[index]!.bytes }),
-        );
-        stored.push(file.key);
-      }),
-    );
+    await deps.s3.send(new PutObjectCommand({ Bucket: deps.bucket, Key: key, Body: body }));
+    stored = true;
     return await register(deps, job, true);
   } catch (error) {
-    return abandon(deps, job, stored, error);
+    return abandon(deps, job, stored ? [key] : [], error);
   }
 }
 

@@ -6,13 +6,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { indexDocuments, indexSources } from '@tessera/content';
-import { failpoint, faultpoint, HttpError, log, mapBounded } from '@tessera/core';
+import { failpoint, faultpoint, HttpError, log, mapBounded, withDeadline } from '@tessera/core';
 import { QUEUED_INGESTION_LEASE_MS, TaskReporter as Reporter, type TaskReporter } from '@tessera/events';
 import type { SQSRecord } from 'aws-lambda';
 import type { IngestionDeps } from './deps';
 import { ingestionEnv } from './env';
 import { ContentError } from './errors';
 import { extractGraph } from './extraction';
+import { type SourceRecord, sourceKey } from './jobs';
 import { jobOfIncomingKey } from './keys';
 import {
   type FileResult,
@@ -58,11 +59,14 @@ export function jobsOfMessage(body: string): string[] {
 export async function processRecords(
   deps: IngestionDeps,
   records: SQSRecord[],
+  remainingMs?: () => number,
 ): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
   const failures: { itemIdentifier: string }[] = [];
   for (const record of records) {
     try {
-      for (const jobId of jobsOfMessage(record.body)) await runJob(deps, jobId);
+      for (const jobId of jobsOfMessage(record.body)) {
+        await runJob(deps, jobId, remainingMs ? remainingMs() - ATTEMPT_MARGIN_MS : undefined);
+      }
     } catch (error) {
       log.error('ingestion message failed; it will be redelivered', {
         message: record.messageId,
@@ -125,8 +129,14 @@ async function endJob(
   });
 }
 
-/** Runs one job unless it has ended, is cancelled, or must wait for a tenant slot or a live producer. */
-export async function runJob(deps: IngestionDeps, jobId: string): Promise<void> {
+/** An attempt gives up this long before its function's time runs out, to hand the job back in time. */
+const ATTEMPT_MARGIN_MS = 30_000;
+
+/**
+ * Runs one job unless it has ended, is cancelled, or must wait for a tenant slot or a live producer. An
+ * attempt still working after `timeMs` hands the job back and fails, so the message is delivered again.
+ */
+export async function runJob(deps: IngestionDeps, jobId: string, timeMs?: number): Promise<void> {
   const job = await deps.jobs.get(jobId);
   if (!job) {
     log.warn('queue message for an unknown ingestion job', { job: jobId });
@@ -169,7 +179,17 @@ export async function runJob(deps: IngestionDeps, jobId: string): Promise<void> 
       return;
     }
     try {
-      await work(deps, claimed, reporter);
+      const attempt = work(deps, claimed, reporter);
+      await (timeMs === undefined
+        ? attempt
+        : withDeadline(
+            attempt,
+            timeMs,
+            () =>
+              new Error(
+                `Ingestion job ${jobId} did not finish within its attempt's ${Math.round(timeMs / 1000)} s`,
+              ),
+          ));
     } catch (error) {
       // The job goes back to the queue: its lease returns to the job (as while it was queued), so the
       // redelivery takes it up at once; the task stays open.
@@ -194,13 +214,15 @@ async function work(deps: IngestionDeps, job: JobRecord, reporter: TaskReporter)
   for (let start = 0; start < job.files.length && cancelled === undefined; start += WINDOW) {
     // Files are read and run through their pipelines a few at a time (reads and lookups overlap), in order.
     const window = job.files.slice(start, start + WINDOW);
+    const known = await deps.jobs.sources(job.tenant_id, window);
+    const read = windowReader(deps, window);
     const slots = await mapBounded(window, PREPARE_LANES, async (file, i) => {
       // A run over several files stops between files; a one-file job that started runs to completion.
       if (start + i > 0 && reporter.cancelled) {
         cancelled ??= reporter.reason ?? 'cancelled';
         return undefined;
       }
-      return prepareFile(deps, job, file);
+      return prepareFile(deps, job, file, await read(file), known.get(sourceKey(file.profile, file.name)));
     });
     const prepared = slots.filter((item): item is Prepared => item !== undefined);
     const outcomes = await finishFiles(deps, job, prepared);
@@ -291,9 +313,30 @@ function summarize(
   };
 }
 
-async function readObject(deps: IngestionDeps, key: string): Promise<Uint8Array> {
-  const answer = await deps.s3.send(new GetObjectCommand({ Bucket: deps.bucket, Key: key }));
-  return answer.Body!.transformToByteArray();
+/**
+ * Reads the files of a window: files sharing an object (an upload's bundle) come from one ranged read of
+ * the span they cover, read once; any other file is its own object.
+ */
+function windowReader(deps: IngestionDeps, window: JobFile[]): (file: JobFile) => Promise<Uint8Array> {
+  const spans = new Map<string, { from: number; to: number; bytes?: Promise<Uint8Array> }>();
+  for (const file of window) {
+    if (file.offset === undefined) continue;
+    const span = spans.get(file.key) ?? { from: file.offset, to: file.offset };
+    span.from = Math.min(span.from, file.offset);
+    span.to = Math.max(span.to, file.offset + file.size);
+    spans.set(file.key, span);
+  }
+  const get = async (key: string, range?: string) => {
+    const answer = await deps.s3.send(new GetObjectCommand({ Bucket: deps.bucket, Key: key, Range: range }));
+    return answer.Body!.transformToByteArray();
+  };
+  return async (file) => {
+    const span = spans.get(file.key);
+    if (!span || file.offset === undefined) return get(file.key);
+    span.bytes ??= get(file.key, `bytes=${span.from}-${span.to - 1}`);
+    const bytes = await span.bytes;
+    return bytes.subarray(file.offset - span.from, file.offset - span.from + file.size);
+  };
 }
 
 /** Files whose content is fed in one commit (per profile): many small files cost one write. */
@@ -311,7 +354,13 @@ interface Prepared {
 }
 
 /** Reads a file and runs its pipeline, unless its content was already ingested. */
-async function prepareFile(deps: IngestionDeps, job: JobRecord, file: JobFile): Promise<Prepared> {
+async function prepareFile(
+  deps: IngestionDeps,
+  job: JobRecord,
+  file: JobFile,
+  bytes: Uint8Array,
+  previous: SourceRecord | undefined,
+): Promise<Prepared> {
   faultpoint(`ingestion.file:${file.name}`);
   const base: FileResult = {
     source_doc_id: file.name,
@@ -322,9 +371,7 @@ async function prepareFile(deps: IngestionDeps, job: JobRecord, file: JobFile): 
     graph_nodes: 0,
     graph_edges: 0,
   };
-  const bytes = await readObject(deps, file.key);
   const hash = createHash('sha256').update(bytes).digest('hex');
-  const previous = await deps.jobs.source(job.tenant_id, file.profile, file.name);
   if (previous?.content_hash === hash) {
     // Indexed already: by this job before a crash (report it as indexed), or by an earlier one (skipped).
     const outcome: FileResult =
@@ -392,12 +439,6 @@ async function finishFiles(deps: IngestionDeps, job: JobRecord, prepared: Prepar
         })),
       });
     }
-    await deps.jobs.recordSource(job.tenant_id, file.profile, file.name, {
-      content_hash: item.hash,
-      job_id: job.job_id,
-      chunks: output!.documents.length,
-      updated_at: Date.now(),
-    });
     item.outcome = {
       ...item.base,
       chunks_created: output!.documents.length,
@@ -407,5 +448,21 @@ async function finishFiles(deps: IngestionDeps, job: JobRecord, prepared: Prepar
       extraction: graph.note,
     };
   }
+  // Recorded once everything of the file is stored: a crash before this feeds the file again on redelivery.
+  await deps.jobs.recordSources(
+    job.tenant_id,
+    pending
+      .filter((item) => item.outcome!.status === 'indexed')
+      .map((item) => ({
+        profile: item.file.profile,
+        name: item.file.name,
+        record: {
+          content_hash: item.hash,
+          job_id: job.job_id,
+          chunks: item.output!.documents.length,
+          updated_at: Date.now(),
+        },
+      })),
+  );
   return prepared.map((item) => item.outcome!);
 }

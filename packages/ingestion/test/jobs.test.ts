@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Emulators, startLocalBackends } from '@tessera/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type JobRecord, JobStore } from '../src';
+import { type JobRecord, JobStore, sourceKey } from '../src';
 
 let emulators: Emulators;
 const clock = { offset: 0 };
@@ -88,15 +88,25 @@ describe('JobStore (integration: emulated DynamoDB)', () => {
     }
   });
 
-  it('remembers the content hash each source was last ingested from', async () => {
-    expect(await jobs.source('acme:acme', 'p', 'new.md')).toBeUndefined();
-    await jobs.recordSource('acme:acme', 'p', 'new.md', {
-      content_hash: 'h',
-      job_id: 'j',
-      chunks: 2,
-      updated_at: 1,
-    });
-    expect(await jobs.source('acme:acme', 'p', 'new.md')).toMatchObject({ content_hash: 'h', chunks: 2 });
-    expect(await jobs.source('acme:acme', 'other', 'new.md')).toBeUndefined();
+  it('remembers the content hash each source was last ingested from, many at a time', async () => {
+    const names = Array.from({ length: 130 }, (_, i) => `dir/file-${i}.md`);
+    const wanted = [
+      ...names.map((name) => ({ profile: 'p', name })),
+      { profile: 'other', name: 'dir/file-0.md' },
+    ];
+    expect((await jobs.sources('acme:acme', wanted)).size).toBe(0);
+    await jobs.recordSources(
+      'acme:acme',
+      names.map((name, i) => ({
+        profile: 'p',
+        name,
+        record: { content_hash: `h${i}`, job_id: 'j', chunks: i, updated_at: 1 },
+      })),
+    );
+    const found = await jobs.sources('acme:acme', wanted);
+    expect(found.size).toBe(130);
+    expect(found.get(sourceKey('p', 'dir/file-129.md'))).toMatchObject({ content_hash: 'h129', chunks: 129 });
+    expect(found.has(sourceKey('other', 'dir/file-0.md'))).toBe(false);
+    expect((await jobs.sources('other:other', wanted)).size).toBe(0);
   });
 });

@@ -1,3 +1,4 @@
+export { batchGet, batchPut } from './batch';
 export { documentClient, dynamoClient, s3Client, sqsClient } from './clients';
 export { conditional } from './conditional';
 export { hasCustomEndpoint, platformEnv, resourceName } from './env';

@@ -12,9 +12,10 @@ import {
   ReceiveMessageCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
-import { log } from '@tessera/core';
+import { log, withDeadline } from '@tessera/core';
 import { bucketNotifications, buckets, queues, resourceName, sqsClient } from '@tessera/platform';
-import type { SQSRecord } from 'aws-lambda';
+import type { Context, SQSRecord } from 'aws-lambda';
+import { lambdaContext } from './lambda-shim';
 
 export interface LoadedQueueWorker {
   name: string;
@@ -22,7 +23,9 @@ export interface LoadedQueueWorker {
   queueName: string;
   batchSize: number;
   concurrency: number;
-  run: (event: { Records: SQSRecord[] }) => Promise<unknown>;
+  /** The function's timeout: its context says how much of it is left, and a handler past it is given up. */
+  timeoutSeconds: number;
+  run: (event: { Records: SQSRecord[] }, context: Context) => Promise<unknown>;
 }
 
 interface PollerOptions {
@@ -110,9 +113,12 @@ export async function startQueuePollers(
             )
           : undefined;
         try {
-          const answer = (await worker.run({ Records: records })) as
-            | { batchItemFailures?: { itemIdentifier: string }[] }
-            | undefined;
+          // Lambda stops a function at its timeout and the batch comes back after the visibility timeout.
+          const answer = (await withDeadline(
+            worker.run({ Records: records }, lambdaContext(worker.name, worker.timeoutSeconds)),
+            worker.timeoutSeconds * 1000,
+            () => new Error(`${worker.name} timed out after ${worker.timeoutSeconds} s`),
+          )) as { batchItemFailures?: { itemIdentifier: string }[] } | undefined;
           failed = new Set((answer?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
         } catch (error) {
           log.error('queue worker failed its batch; it will be redelivered', { worker: worker.name, error });

@@ -109,6 +109,7 @@ export async function startRuntime(): Promise<Runtime> {
             queueName: resourceName(worker.deadLetter ? queue.deadLetter : queue),
             batchSize: worker.batchSize,
             concurrency: worker.concurrency,
+            timeoutSeconds: worker.timeoutSeconds,
             run: await loadExport(worker.handler, table.splitHandler),
           };
         }),

@@ -4,6 +4,7 @@
  * strategies are made of: BM25, binary and float MaxSim, float-query-over-binary MaxSim.
  */
 import { type Connection, connect, Index, MatchQuery, MultiMatchQuery, type Table } from '@lancedb/lancedb';
+import { KeyedSerializer } from '@tessera/core';
 import type { Table as ArrowTable, RecordBatch } from 'apache-arrow';
 import { type BandIndex, bandCandidates, buildBandIndex } from './candidates';
 import { type DistinctCodes, distinctCodes, floatBitsScores, RepeatedFloatMaxSim } from './distinct';
@@ -73,6 +74,11 @@ export class LanceContentIndex {
   private readonly loadedCodes = new Map<string, CodeCache>();
   private readonly indexed = new Set<string>();
   private readonly indexing = new Map<string, Promise<void>>();
+  /**
+   * Writes to one table from this process go one at a time: they would only conflict at commit (and be
+   * retried) otherwise, and LanceDB has been seen to stall with several commits racing on one table.
+   */
+  private readonly writes = new KeyedSerializer();
   /** The unpacked-bit tables of the last float·bits query, whose memory the next one reuses. */
   private tablesScratch: Float32Array | undefined;
 
@@ -137,9 +143,11 @@ export class LanceContentIndex {
       try {
         for (const [column, config] of wanted) {
           if (existing.has(column)) continue;
-          await table.createIndex(column, { config, replace: false }).catch((error) => {
-            if (!/already exists/i.test((error as Error).message)) throw error;
-          });
+          await this.writes
+            .run(name, () => table.createIndex(column, { config, replace: false }))
+            .catch((error) => {
+              if (!/already exists/i.test((error as Error).message)) throw error;
+            });
         }
         this.indexed.add(name);
         return;
@@ -155,11 +163,13 @@ export class LanceContentIndex {
   async upsert(name: string, template: SchemaTemplate, rows: DocumentRow[]): Promise<void> {
     if (rows.length === 0) return;
     const table = await this.requireTable(name);
-    await table
-      .mergeInsert('document_id')
-      .whenMatchedUpdateAll()
-      .whenNotMatchedInsertAll()
-      .execute(documentTable(template, rows) as ArrowTable);
+    await this.writes.run(name, () =>
+      table
+        .mergeInsert('document_id')
+        .whenMatchedUpdateAll()
+        .whenNotMatchedInsertAll()
+        .execute(documentTable(template, rows) as ArrowTable),
+    );
   }
 
   /** Replaces every document of `sourceDocId` with `rows` in one commit: re-indexing never duplicates. */
@@ -186,22 +196,26 @@ export class LanceContentIndex {
     const table = await this.requireTable(name);
     const where = `source_doc_id IN (${sourceDocIds.map(sqlString).join(', ')})`;
     if (rows.length === 0) {
-      await table.delete(where);
+      await this.writes.run(name, () => table.delete(where));
       return;
     }
-    await table
-      .mergeInsert('document_id')
-      .whenMatchedUpdateAll()
-      .whenNotMatchedInsertAll()
-      .whenNotMatchedBySourceDelete({ where })
-      .execute(documentTable(template, rows) as ArrowTable);
+    await this.writes.run(name, () =>
+      table
+        .mergeInsert('document_id')
+        .whenMatchedUpdateAll()
+        .whenNotMatchedInsertAll()
+        .whenNotMatchedBySourceDelete({ where })
+        .execute(documentTable(template, rows) as ArrowTable),
+    );
   }
 
   /** Removes the documents of a source written before `generation` (their `ingested_at`). */
   async deleteOlderGeneration(name: string, sourceDocId: string, generation: number): Promise<void> {
     const table = await this.requireTable(name);
-    await table.delete(
-      `source_doc_id = ${sqlString(sourceDocId)} AND (ingested_at IS NULL OR ingested_at < ${generation})`,
+    await this.writes.run(name, () =>
+      table.delete(
+        `source_doc_id = ${sqlString(sourceDocId)} AND (ingested_at IS NULL OR ingested_at < ${generation})`,
+      ),
     );
   }
 
@@ -221,7 +235,7 @@ export class LanceContentIndex {
 
   async deleteSource(name: string, sourceDocId: string): Promise<void> {
     const table = await this.table(name);
-    await table?.delete(`source_doc_id = ${sqlString(sourceDocId)}`);
+    if (table) await this.writes.run(name, () => table.delete(`source_doc_id = ${sqlString(sourceDocId)}`));
   }
 
   /** Folds newly written rows into the indexes, so text search stays indexed rather than scanning. */
@@ -229,7 +243,7 @@ export class LanceContentIndex {
     for (let attempt = 0; ; attempt++) {
       const table = await this.requireTable(name);
       try {
-        await table.optimize();
+        await this.writes.run(name, () => table.optimize());
         return;
       } catch (error) {
         if (attempt >= 4 || !/conflict/i.test((error as Error).message)) throw error;

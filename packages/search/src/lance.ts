@@ -1,5 +1,6 @@
 /** LanceDB adapter of the search backend: a local directory by default, `s3://` in AWS. */
 import { type Connection, connect, type Table } from '@lancedb/lancedb';
+import { KeyedSerializer } from '@tessera/core';
 import { arrowSchema } from './arrow';
 import type { MigrationResult, SearchBackend } from './backend';
 import type { SchemaTemplate } from './templates';
@@ -26,6 +27,8 @@ async function ensurePrimaryKey(table: Table): Promise<void> {
 
 export class LanceSearchBackend implements SearchBackend {
   private connection: Promise<Connection> | undefined;
+  /** Deploys of one schema from this process go one at a time (both would create, then set its key). */
+  private readonly deploys = new KeyedSerializer();
 
   constructor(readonly uri: string) {}
 
@@ -37,7 +40,11 @@ export class LanceSearchBackend implements SearchBackend {
     return this.connection;
   }
 
-  async deploySchema(schemaName: string, template: SchemaTemplate): Promise<void> {
+  deploySchema(schemaName: string, template: SchemaTemplate): Promise<void> {
+    return this.deploys.run(schemaName, () => this.deploy(schemaName, template));
+  }
+
+  private async deploy(schemaName: string, template: SchemaTemplate): Promise<void> {
     const db = await this.db();
     let table: Table;
     try {

@@ -5,13 +5,7 @@
  * upserts it, then prints the summary.
  */
 import { readFile } from 'node:fs/promises';
-import {
-  chunkText,
-  createEntityExtractor,
-  type EntityExtractor,
-  extractCode,
-  extractDocumentGraph,
-} from '@tessera/extractors';
+import { chunkText, createEntityExtractor, extractCode, extractDocumentGraph } from '@tessera/extractors';
 import { Command } from 'commander';
 import { type ConnectionOptions, connect, type RuntimeClient } from '../client';
 import { type CliEnv, cliEnv } from '../env';
@@ -115,18 +109,70 @@ async function upsertGraph(
   return counts;
 }
 
-async function textNodes(file: WalkedFile, entities: EntityExtractor): Promise<unknown[]> {
-  const text = await readFile(file.absolute, 'utf8');
-  const segments = chunkText(text).map((chunk, index) => ({
-    segment_id: `chunk_${index}`,
-    text: chunk,
-    ts_start: 0,
-    ts_end: 0,
-    modality: 'text',
-  }));
-  if (segments.length === 0) return [];
-  const graph = await extractDocumentGraph({ sourceDocId: file.relative, segments, entities });
-  return graph.nodes;
+/** Graph nodes of the text-like siblings (entities only: no edges without an LLM). */
+async function textGraph(files: WalkedFile[]): Promise<{ nodes: unknown[]; errors: IndexError[] }> {
+  const nodes: unknown[] = [];
+  const errors: IndexError[] = [];
+  if (files.length === 0) return { nodes, errors };
+  const entities = createEntityExtractor();
+  for (const file of files) {
+    try {
+      const text = await readFile(file.absolute, 'utf8');
+      const segments = chunkText(text).map((chunk, index) => ({
+        segment_id: `chunk_${index}`,
+        text: chunk,
+        ts_start: 0,
+        ts_end: 0,
+        modality: 'text',
+      }));
+      if (segments.length === 0) continue;
+      const graph = await extractDocumentGraph({ sourceDocId: file.relative, segments, entities });
+      nodes.push(...graph.nodes);
+    } catch (error) {
+      errors.push({ path: file.relative, message: (error as Error).message });
+    }
+  }
+  return { nodes, errors };
+}
+
+interface IndexError {
+  path: string;
+  message: string;
+}
+
+interface BatchDone {
+  outcomes: FileOutcome[];
+  errors: IndexError[];
+  nodes: unknown[];
+  edges: unknown[];
+}
+
+/** Uploads a batch, then extracts the code graph of the files the server indexed anew. */
+async function indexBatch(client: RuntimeClient, tenant: string, files: WalkedFile[]): Promise<BatchDone> {
+  const answer = await upload(client, tenant, files);
+  const done: BatchDone = { outcomes: answer.files ?? [], errors: [], nodes: [], edges: [] };
+  const byName = new Map(files.map((file) => [file.relative, file]));
+  for (const outcome of done.outcomes) {
+    if (outcome.status === 'failed') {
+      done.errors.push({ path: outcome.source_doc_id, message: outcome.error ?? 'failed' });
+      continue;
+    }
+    // An unchanged file's graph is already stored; a changed one's is extracted here.
+    if (outcome.status === 'skipped') continue;
+    const file = byName.get(outcome.source_doc_id);
+    if (!file) continue;
+    try {
+      const graph = await extractCode(file.relative, await readFile(file.absolute, 'utf8'));
+      done.nodes.push(...graph.nodes);
+      done.edges.push(...graph.edges);
+    } catch (error) {
+      done.errors.push({
+        path: file.relative,
+        message: `graph extraction failed: ${(error as Error).message}`,
+      });
+    }
+  }
+  return done;
 }
 
 export async function runIndex(
@@ -151,51 +197,29 @@ export async function runIndex(
   if (!options.json) output.out(`Found ${walk.code.length} code files in ${walk.root}`);
 
   const progress = new Progress(walk.code.length, !options.json);
-  const outcomes: FileOutcome[] = [];
-  const errors: { path: string; message: string }[] = [];
-  const nodes: unknown[] = [];
-  const edges: unknown[] = [];
-  const queue = batches(walk.code);
+  const queue = batches(walk.code).map((files, index) => ({ files, index }));
+  const done: BatchDone[] = [];
   const worker = async () => {
     for (let batch = queue.shift(); batch; batch = queue.shift()) {
-      const answer = await upload(client, tenant, batch);
-      const byName = new Map(batch.map((file) => [file.relative, file]));
-      for (const outcome of answer.files ?? []) {
-        outcomes.push(outcome);
-        if (outcome.status === 'failed') {
-          errors.push({ path: outcome.source_doc_id, message: outcome.error ?? 'failed' });
-          continue;
-        }
-        // An unchanged file's graph is already stored; a changed one's is extracted here.
-        if (outcome.status === 'skipped') continue;
-        const file = byName.get(outcome.source_doc_id);
-        if (!file) continue;
-        try {
-          const graph = await extractCode(file.relative, await readFile(file.absolute, 'utf8'));
-          nodes.push(...graph.nodes);
-          edges.push(...graph.edges);
-        } catch (error) {
-          errors.push({
-            path: file.relative,
-            message: `graph extraction failed: ${(error as Error).message}`,
-          });
-        }
-      }
-      progress.advance(batch.length);
+      done[batch.index] = await indexBatch(client, tenant, batch.files);
+      progress.advance(batch.files.length);
     }
   };
-  await Promise.all(Array.from({ length: UPLOADS_IN_FLIGHT }, worker));
+  // Text siblings are extracted here while the server works on the uploads.
+  const [, text] = await Promise.all([
+    Promise.all(Array.from({ length: UPLOADS_IN_FLIGHT }, worker)),
+    textGraph(walk.text),
+  ]);
   progress.done();
-
-  const entities = createEntityExtractor();
-  for (const file of walk.text) {
-    try {
-      nodes.push(...(await textNodes(file, entities)));
-    } catch (error) {
-      errors.push({ path: file.relative, message: (error as Error).message });
-    }
-  }
-  const graph = await upsertGraph(client, tenant, nodes, edges);
+  // Batches in walk order, so the same tree always makes the same upserts.
+  const outcomes = done.flatMap((batch) => batch.outcomes);
+  const errors = [...done.flatMap((batch) => batch.errors), ...text.errors];
+  const graph = await upsertGraph(
+    client,
+    tenant,
+    [...done.flatMap((batch) => batch.nodes), ...text.nodes],
+    done.flatMap((batch) => batch.edges),
+  );
 
   const count = (status: FileOutcome['status']) => outcomes.filter((o) => o.status === status).length;
   const sum = (field: 'chunks_created' | 'documents_fed') =>
