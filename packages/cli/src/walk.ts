@@ -5,7 +5,7 @@
 import { realpathSync } from 'node:fs';
 import { lstat, open, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { isCodeFile } from '@tessera/extractors';
+import { isCodeFile } from '@tessera/extractors/languages';
 import ignore, { type Ignore } from 'ignore';
 
 /** Text files next to code whose entities the local pass extracts (nodes only). */

@@ -5,8 +5,11 @@
  * upserts it, then prints the summary.
  */
 import { readFile } from 'node:fs/promises';
-import { chunkText, createEntityExtractor, extractCode, extractDocumentGraph } from '@tessera/extractors';
 import { Command } from 'commander';
+
+/** The extractors (syntax trees, the entity tagger) load when a tree is indexed, not with every command. */
+const extractors = () => import('@tessera/extractors');
+
 import { type ConnectionOptions, connect, type RuntimeClient } from '../client';
 import { type CliEnv, cliEnv } from '../env';
 import { CliError, settle } from '../errors';
@@ -114,6 +117,7 @@ async function textGraph(files: WalkedFile[]): Promise<{ nodes: unknown[]; error
   const nodes: unknown[] = [];
   const errors: IndexError[] = [];
   if (files.length === 0) return { nodes, errors };
+  const { chunkText, createEntityExtractor, extractDocumentGraph } = await extractors();
   const entities = createEntityExtractor();
   for (const file of files) {
     try {
@@ -152,6 +156,7 @@ async function indexBatch(client: RuntimeClient, tenant: string, files: WalkedFi
   const answer = await upload(client, tenant, files);
   const done: BatchDone = { outcomes: answer.files ?? [], errors: [], nodes: [], edges: [] };
   const byName = new Map(files.map((file) => [file.relative, file]));
+  const { extractCode } = await extractors();
   for (const outcome of done.outcomes) {
     if (outcome.status === 'failed') {
       done.errors.push({ path: outcome.source_doc_id, message: outcome.error ?? 'failed' });

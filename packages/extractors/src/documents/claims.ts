@@ -4,7 +4,7 @@
  * Inputs over 3,000 characters take the heavier path: split on paragraph or sentence boundaries into parts of at
  * most 3,000 characters, one call per part, claims merged.
  */
-import { normalizeNodeId } from '@tessera/graph';
+import { normalizeNodeId } from '@tessera/graph/ids';
 import { z } from 'zod';
 import { cutInto } from '../chunking/text';
 import { ClaimExtractionError } from './errors';

@@ -4,7 +4,7 @@
  * Word classes come from compromise's tagger read in context (so "Will" in "Will Smith" is a name, "will" in
  * "it will rain" is not), backed by the closed English lists for what the tagger leaves open.
  */
-import { normalizeNodeId } from '@tessera/graph';
+import { normalizeNodeId } from '@tessera/graph/ids';
 import { compromiseTagger, type TaggedTerm } from './compromise';
 import type { ExtractedEntity } from './types';
 

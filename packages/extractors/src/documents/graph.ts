@@ -5,7 +5,8 @@
  * plus each segment's back-references. Extractor errors propagate: the caller decides to carry on without graph.
  */
 import { BadRequestError, mapBounded } from '@tessera/core';
-import { edgeId, type Mention, normalizeNodeId } from '@tessera/graph';
+import { edgeId, normalizeNodeId } from '@tessera/graph/ids';
+import type { Mention } from '@tessera/graph/model';
 import { z } from 'zod';
 import { chunkText } from '../chunking/text';
 import { ClaimExtractionError, EntityExtractionError } from './errors';
