@@ -81,6 +81,22 @@ describe('ingestion jobs across processes and failures (integration)', () => {
     expect(dead.entries.at(-1)).toMatchObject({ state: 'failed', error_type: 'IngestPipelineError' });
   });
 
+  it('gives up an attempt that stalls before its function times out, so the job does not hang', async () => {
+    const runtime = await start({
+      env: {
+        TESSERA_FAILPOINTS: 'stall:ingestion.file:stuck.md',
+        TESSERA_QUEUE_TIMEOUT_SECONDS: '3',
+        TESSERA_QUEUE_VISIBILITY_SECONDS: '1',
+      },
+    });
+    expect((await call(runtime.url, 'POST', '/admin/tenants', { tenant_id: 'acme' })).status).toBe(201);
+    const stuck = await upload(runtime.url, { tenant_id: 'acme' }, [{ name: 'stuck.md', content: 'Stuck.' }]);
+    const healthy = await upload(runtime.url, { tenant_id: 'acme' }, [{ name: 'fine.md', content: 'Fine.' }]);
+    expect((await jobEnded(runtime.url, healthy.body.job_id, 20_000)).state).toBe('complete');
+    const dead = await jobEnded(runtime.url, stuck.body.job_id, 90_000);
+    expect(dead).toMatchObject({ state: 'failed', error_type: 'IngestPipelineError', deliveries: 5 });
+  });
+
   it('finishes a job whose worker was killed mid-job once the runtime is back, without duplicates', async () => {
     const first = await start({ env: { TESSERA_FAILPOINTS: 'ingestion.after_feed' } });
     expect((await call(first.url, 'POST', '/admin/tenants', { tenant_id: 'acme' })).status).toBe(201);

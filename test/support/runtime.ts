@@ -22,18 +22,22 @@ export function spawnRuntime(
   options: { dataDir?: string; env?: Record<string, string>; args?: string[] } = {},
 ): Promise<RuntimeProcess> {
   const dataDir = options.dataDir ?? tempDataDir();
-  const child = spawn(process.execPath, [...(options.args ?? []), '--import', 'tsx', 'packages/runtime/src/main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      TESSERA_DATA_DIR: dataDir,
-      TESSERA_PORT: '0',
-      TESSERA_EMULATOR_PORT: '0',
-      TESSERA_LOG_LEVEL: 'warn',
-      ...options.env,
+  const child = spawn(
+    process.execPath,
+    [...(options.args ?? []), '--import', 'tsx', 'packages/runtime/src/main.ts'],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        TESSERA_DATA_DIR: dataDir,
+        TESSERA_PORT: '0',
+        TESSERA_EMULATOR_PORT: '0',
+        TESSERA_LOG_LEVEL: 'warn',
+        ...options.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {

@@ -21,3 +21,12 @@ export function failpoint(name: string): void {
 export function faultpoint(name: string): void {
   if (armed.size > 0 && armed.has(name)) throw new Error(`Fault injected at ${name}`);
 }
+
+/**
+ * A stall: `TESSERA_FAILPOINTS=stall:ingestion.file:stuck.md` makes the point of that name wait forever, as a
+ * call that never answers would, so deadlines can be exercised. Unarmed, it answers at once.
+ */
+export function stallpoint(name: string): Promise<void> {
+  if (armed.size > 0 && armed.has(`stall:${name}`)) return new Promise(() => undefined);
+  return Promise.resolve();
+}

@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { indexDocuments, indexSources } from '@tessera/content';
-import { failpoint, faultpoint, HttpError, log, mapBounded, withDeadline } from '@tessera/core';
+import { failpoint, faultpoint, HttpError, log, mapBounded, stallpoint, withDeadline } from '@tessera/core';
 import { QUEUED_INGESTION_LEASE_MS, TaskReporter as Reporter, type TaskReporter } from '@tessera/events';
 import type { SQSRecord } from 'aws-lambda';
 import type { IngestionDeps } from './deps';
@@ -65,7 +65,12 @@ export async function processRecords(
   for (const record of records) {
     try {
       for (const jobId of jobsOfMessage(record.body)) {
-        await runJob(deps, jobId, remainingMs ? remainingMs() - ATTEMPT_MARGIN_MS : undefined);
+        const left = remainingMs?.();
+        await runJob(
+          deps,
+          jobId,
+          left === undefined ? undefined : left - Math.min(ATTEMPT_MARGIN_MS, left / 10),
+        );
       }
     } catch (error) {
       log.error('ingestion message failed; it will be redelivered', {
@@ -129,7 +134,7 @@ async function endJob(
   });
 }
 
-/** An attempt gives up this long before its function's time runs out, to hand the job back in time. */
+/** An attempt gives up this long (at most a tenth of its time) before its function's time runs out. */
 const ATTEMPT_MARGIN_MS = 30_000;
 
 /**
@@ -362,6 +367,7 @@ async function prepareFile(
   previous: SourceRecord | undefined,
 ): Promise<Prepared> {
   faultpoint(`ingestion.file:${file.name}`);
+  await stallpoint(`ingestion.file:${file.name}`);
   const base: FileResult = {
     source_doc_id: file.name,
     profile: file.profile,

@@ -109,7 +109,7 @@ export async function startRuntime(): Promise<Runtime> {
             queueName: resourceName(worker.deadLetter ? queue.deadLetter : queue),
             batchSize: worker.batchSize,
             concurrency: worker.concurrency,
-            timeoutSeconds: worker.timeoutSeconds,
+            timeoutSeconds: runtimeEnv.TESSERA_QUEUE_TIMEOUT_SECONDS ?? worker.timeoutSeconds,
             run: await loadExport(worker.handler, table.splitHandler),
           };
         }),
