@@ -2,7 +2,7 @@
  * Ingestion figures through the local runtime with the embedded models: `tessera index` over a real
  * repository of more than 2,000 files (files/s, MB/s of source), time from upload to `complete` for a
  * 1 MB Markdown file and a 50-page PDF, and 200 concurrent small uploads for 4 tenants (completed, failed,
- * lost).
+ * lost). `BENCH_INGEST_STEPS` (comma-separated `markdown,pdf,burst,index`) runs only those steps; default all.
  */
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -15,6 +15,7 @@ const root = path.resolve(import.meta.dirname, '..');
 const run = promisify(execFile);
 /** A real repository: the Smithy packages of the AWS SDK (TypeScript compiled to JS, with typings). */
 const REPOSITORY = path.join(root, 'node_modules/@smithy');
+const STEPS = new Set((process.env.BENCH_INGEST_STEPS ?? 'markdown,pdf,burst,index').split(','));
 
 /** Real prose: the README files of installed packages, in a stable order. */
 function prose(bytes: number): string {
@@ -51,11 +52,13 @@ export async function ingestBench(): Promise<void> {
     for (const tenant of tenants) await call(runtime.url, 'POST', '/admin/tenants', { tenant_id: tenant });
     console.log('\nIngestion through the local runtime (embedded models)');
 
-    const markdown = prose(1024 * 1024);
-    const md = await timeUpload(runtime.url, 'bench', 'bench.md', markdown);
-    console.log(
-      `1 MB Markdown (${(Buffer.byteLength(markdown) / 1048576).toFixed(2)} MB, ${md.job.result.chunks_created} chunks, ${md.job.result.graph_nodes} graph nodes): upload → complete ${md.seconds.toFixed(2)} s`,
-    );
+    if (STEPS.has('markdown')) {
+      const markdown = prose(1024 * 1024);
+      const md = await timeUpload(runtime.url, 'bench', 'bench.md', markdown);
+      console.log(
+        `1 MB Markdown (${(Buffer.byteLength(markdown) / 1048576).toFixed(2)} MB, ${md.job.result.chunks_created} chunks, ${md.job.result.graph_nodes} graph nodes): upload → complete ${md.seconds.toFixed(2)} s`,
+      );
+    }
     const lines = prose(200_000)
       .split('\n')
       .filter((line) => line.trim() !== '');
@@ -65,58 +68,64 @@ export async function ingestBench(): Promise<void> {
         .map((line) => line.replace(/[^\x20-\x7e]/g, ' ').slice(0, 110))
         .join('\n'),
     );
-    const pdf = await pdfOf(pages);
-    const pdfRun = await timeUpload(runtime.url, 'bench', 'bench.pdf', pdf);
-    console.log(
-      `50-page PDF (${(pdf.byteLength / 1024).toFixed(0)} KB, ${pdfRun.job.result.chunks_created} chunks): upload → complete ${pdfRun.seconds.toFixed(2)} s`,
-    );
+    if (STEPS.has('pdf')) {
+      const pdf = await pdfOf(pages);
+      const pdfRun = await timeUpload(runtime.url, 'bench', 'bench.pdf', pdf);
+      console.log(
+        `50-page PDF (${(pdf.byteLength / 1024).toFixed(0)} KB, ${pdfRun.job.result.chunks_created} chunks): upload → complete ${pdfRun.seconds.toFixed(2)} s`,
+      );
+    }
 
-    const burst = Array.from({ length: 200 }, (_, i) => ({ tenant: tenants[1 + (i % 4)]!, i }));
-    const started = performance.now();
-    const submitted = await Promise.all(
-      burst.map(({ tenant, i }) =>
-        upload(runtime.url, { tenant_id: tenant }, [
-          { name: `burst-${i}.md`, content: `${lines[i % lines.length]}\n\nBurst document number ${i}.` },
-        ]),
-      ),
-    );
-    const outcomes = await Promise.all(
-      submitted.map(async (answer) => {
-        if (answer.status !== 202) return 'refused';
-        try {
-          // Two hundred clients polling every 100 ms would be the load measured: once a second each.
-          return (await jobEnded(runtime.url, answer.body.job_id, 600_000, 1000)).state as string;
-        } catch {
-          return 'lost';
-        }
-      }),
-    );
-    const tally = (state: string) => outcomes.filter((outcome) => outcome === state).length;
-    console.log(
-      `200 concurrent small uploads, 4 tenants: ${tally('complete')} completed, ${tally('failed')} failed, ${tally('refused')} refused, ${tally('lost')} lost in ${((performance.now() - started) / 1000).toFixed(1)} s`,
-    );
+    if (STEPS.has('burst')) {
+      const burst = Array.from({ length: 200 }, (_, i) => ({ tenant: tenants[1 + (i % 4)]!, i }));
+      const started = performance.now();
+      const submitted = await Promise.all(
+        burst.map(({ tenant, i }) =>
+          upload(runtime.url, { tenant_id: tenant }, [
+            { name: `burst-${i}.md`, content: `${lines[i % lines.length]}\n\nBurst document number ${i}.` },
+          ]),
+        ),
+      );
+      const outcomes = await Promise.all(
+        submitted.map(async (answer) => {
+          if (answer.status !== 202) return 'refused';
+          try {
+            // Two hundred clients polling every 100 ms would be the load measured: once a second each.
+            return (await jobEnded(runtime.url, answer.body.job_id, 600_000, 1000)).state as string;
+          } catch {
+            return 'lost';
+          }
+        }),
+      );
+      const tally = (state: string) => outcomes.filter((outcome) => outcome === state).length;
+      console.log(
+        `200 concurrent small uploads, 4 tenants: ${tally('complete')} completed, ${tally('failed')} failed, ${tally('refused')} refused, ${tally('lost')} lost in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      );
+    }
 
-    const indexStarted = performance.now();
-    const { stdout } = await run(
-      process.execPath,
-      [
-        path.join(root, 'packages/cli/bin/tessera.js'),
-        'index',
-        REPOSITORY,
-        '--json',
-        '--tenant',
-        'bench',
-        '--url',
-        runtime.url,
-      ],
-      { maxBuffer: 64 * 1024 * 1024 },
-    );
-    const seconds = (performance.now() - indexStarted) / 1000;
-    const summary = JSON.parse(stdout);
-    const sourceBytes = summary.bytes_found as number;
-    console.log(
-      `tessera index ${path.relative(root, REPOSITORY)}: ${summary.files_found} files, ${(sourceBytes / 1048576).toFixed(1)} MB in ${seconds.toFixed(1)} s = ${(summary.files_found / seconds).toFixed(0)} files/s, ${(sourceBytes / 1048576 / seconds).toFixed(2)} MB/s (${summary.chunks_created} chunks, graph ${summary.graph_nodes} nodes / ${summary.graph_edges} edges, ${summary.errors.length} errors)`,
-    );
+    if (STEPS.has('index')) {
+      const indexStarted = performance.now();
+      const { stdout } = await run(
+        process.execPath,
+        [
+          path.join(root, 'packages/cli/bin/tessera.js'),
+          'index',
+          REPOSITORY,
+          '--json',
+          '--tenant',
+          'bench',
+          '--url',
+          runtime.url,
+        ],
+        { maxBuffer: 64 * 1024 * 1024 },
+      );
+      const seconds = (performance.now() - indexStarted) / 1000;
+      const summary = JSON.parse(stdout);
+      const sourceBytes = summary.bytes_found as number;
+      console.log(
+        `tessera index ${path.relative(root, REPOSITORY)}: ${summary.files_found} files, ${(sourceBytes / 1048576).toFixed(1)} MB in ${seconds.toFixed(1)} s = ${(summary.files_found / seconds).toFixed(0)} files/s, ${(sourceBytes / 1048576 / seconds).toFixed(2)} MB/s (${summary.chunks_created} chunks, graph ${summary.graph_nodes} nodes / ${summary.graph_edges} edges, ${summary.errors.length} errors)`,
+      );
+    }
   } finally {
     await runtime.stop();
   }

@@ -1,10 +1,18 @@
 /** Settings of the document extractors, parsed once at load so a bad value fails at start. */
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 const schema = z
   .object({
     /** `embedded` (compromise's lexicon tagger, offline), `gliner` (a GLiNER sidecar) or `llm`. */
     TESSERA_ENTITY_EXTRACTOR: z.enum(['embedded', 'gliner', 'llm']).default('embedded'),
+    /** Threads the embedded tagger runs on (default: one a core); 0 tags in the main thread. */
+    TESSERA_ENTITY_THREADS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(64)
+      .default(() => availableParallelism()),
     /** GLiNER sidecar speaking `POST /predict_entities`. */
     TESSERA_GLINER_URL: z.url().optional(),
     TESSERA_GLINER_THRESHOLD: z.coerce.number().min(0).max(1).default(0.5),

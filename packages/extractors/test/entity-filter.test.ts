@@ -86,4 +86,14 @@ describe('filterEntities', () => {
     const kept = await filterEntities(text, [at(text, '∑∑', 'Concept'), at(text, 'Zoë')]);
     expect(kept.map((entity) => entity.text)).toEqual(['Zoë']);
   });
+
+  it('reads word classes from the terms given, without tagging the text again', async () => {
+    const text = 'Ada met Mark in Rome.';
+    const entities = [at(text, 'Ada'), at(text, 'Rome', 'Location')];
+    expect((await filterEntities(text, entities)).map((entity) => entity.text)).toEqual(['Ada', 'Rome']);
+    // Terms that read "Rome" as an adverb: the span is then only a function word, and is dropped.
+    const rome = text.indexOf('Rome');
+    const terms = [{ text: 'Rome', pre: ' ', post: '.', tags: ['Adverb'], start: rome, end: rome + 4 }];
+    expect((await filterEntities(text, entities, terms)).map((entity) => entity.text)).toEqual(['Ada']);
+  });
 });

@@ -4,7 +4,7 @@
  * failure leaves the upload successful with no graph, and says why.
  */
 import { log } from '@tessera/core';
-import { extractDocumentGraph } from '@tessera/extractors';
+import { type DocumentGraph, extractDocumentGraph } from '@tessera/extractors';
 import { MAX_ITEMS, UpsertRequest, upsertGraph } from '@tessera/graph';
 import type { IngestionDeps } from './deps';
 import { ingestionEnv } from './env';
@@ -19,21 +19,44 @@ export interface GraphOutcome {
   backReferences?: Record<string, string[]>[];
 }
 
+/**
+ * Starts the extraction (no side effect) of each file's graph, one file after another as the graph pass
+ * takes them, so that it runs while the files' content is fed; `extractGraph` then upserts each. A failure
+ * stays in its file's promise for `extractGraph` to report.
+ */
+export function extractDocuments(
+  deps: IngestionDeps,
+  files: { sourceDocId: string; output: PipelineOutput }[],
+): Promise<DocumentGraph | undefined>[] {
+  let previous: Promise<unknown> = Promise.resolve();
+  return files.map(({ sourceDocId, output }) => {
+    const extracted = previous.then(() =>
+      output.segments.length === 0
+        ? undefined
+        : extractDocumentGraph({
+            sourceDocId,
+            segments: output.segments,
+            entities: deps.entities,
+            claims: deps.claims,
+            concurrency: ingestionEnv.extractionConcurrency,
+          }),
+    );
+    // Handling it here marks it handled: a failure waits for `extractGraph` instead of crashing the process.
+    previous = extracted.catch(() => undefined);
+    return extracted;
+  });
+}
+
 export async function extractGraph(
   deps: IngestionDeps,
   tenantId: string,
   sourceDocId: string,
   output: PipelineOutput,
+  extracted: Promise<DocumentGraph | undefined> = extractDocuments(deps, [{ sourceDocId, output }])[0]!,
 ): Promise<GraphOutcome> {
-  if (output.segments.length === 0) return { nodes: 0, edges: 0 };
   try {
-    const graph = await extractDocumentGraph({
-      sourceDocId,
-      segments: output.segments,
-      entities: deps.entities,
-      claims: deps.claims,
-      concurrency: ingestionEnv.extractionConcurrency,
-    });
+    const graph = await extracted;
+    if (!graph) return { nodes: 0, edges: 0 };
     let nodes = 0;
     let edges = 0;
     for (let start = 0; start < Math.max(graph.nodes.length, graph.edges.length); start += MAX_ITEMS) {

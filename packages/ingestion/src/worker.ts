@@ -12,7 +12,7 @@ import type { SQSRecord } from 'aws-lambda';
 import type { IngestionDeps } from './deps';
 import { ingestionEnv } from './env';
 import { ContentError } from './errors';
-import { extractGraph } from './extraction';
+import { extractDocuments, extractGraph } from './extraction';
 import { type SourceRecord, sourceKey } from './jobs';
 import { jobOfIncomingKey } from './keys';
 import {
@@ -408,11 +408,16 @@ async function prepareFile(
 }
 
 /**
- * Feeds the prepared files (one commit per profile), then runs each one's graph pass and records its
- * content hash; answers every file's outcome in order.
+ * Feeds the prepared files (one commit per profile) while their graphs are extracted, then upserts each
+ * one's graph and records its content hash; answers every file's outcome in order.
  */
 async function finishFiles(deps: IngestionDeps, job: JobRecord, prepared: Prepared[]): Promise<FileResult[]> {
   const pending = prepared.filter((item) => item.outcome === undefined);
+  // The graph extraction (on the tagging threads) runs while the content is fed.
+  const extracted = extractDocuments(
+    deps,
+    pending.map((item) => ({ sourceDocId: item.file.name, output: item.output! })),
+  );
   for (const profile of new Set(pending.map((item) => item.file.profile))) {
     const group = pending.filter((item) => item.file.profile === profile);
     try {
@@ -430,10 +435,10 @@ async function finishFiles(deps: IngestionDeps, job: JobRecord, prepared: Prepar
     }
   }
   failpoint('ingestion.after_feed');
-  for (const item of pending) {
+  for (const [index, item] of pending.entries()) {
     if (item.outcome) continue;
     const { file, output } = item;
-    const graph = await extractGraph(deps, job.tenant_id, file.name, output!);
+    const graph = await extractGraph(deps, job.tenant_id, file.name, output!, extracted[index]);
     if (graph.backReferences) {
       await indexDocuments(deps.content, {
         tenantId: job.tenant_id,

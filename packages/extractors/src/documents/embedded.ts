@@ -3,18 +3,17 @@
  * download, deterministic). It covers Person, Organization, Location and Date only; the other eleven labels need
  * a model (GLiNER or an LLM). Its matches carry score 1: a rule tagger has no probability to give.
  */
-import { setImmediate } from 'node:timers/promises';
-import { compromiseTagger, type Selection, type TaggedTerm } from './compromise';
+import { type SelectionName, type TaggedTerm, type TaggedText, tagText } from './compromise';
 import { EntityExtractionError } from './errors';
 import { filterEntities } from './filter';
 import type { EntityExtractor, ExtractedEntity, ExtractionContext } from './types';
 import type { EntityLabel } from './vocabulary';
 
-const SELECTIONS: { label: EntityLabel; selection: Selection }[] = [
+const SELECTIONS: { label: EntityLabel; selection: SelectionName }[] = [
   { label: 'Person', selection: 'people' },
   { label: 'Organization', selection: 'organizations' },
   { label: 'Location', selection: 'places' },
-  { label: 'Date', selection: { pattern: '#Date+' } },
+  { label: 'Date', selection: 'dates' },
 ];
 
 /** Punctuation between two terms that ends a name: "Paris, France" is two places, "(France)" stands apart. */
@@ -63,24 +62,23 @@ export class CompromiseEntityExtractor implements EntityExtractor {
 
   async extract(text: string, context: ExtractionContext): Promise<ExtractedEntity[]> {
     if (text.trim() === '') return [];
-    let found: ExtractedEntity[];
-    // Tagging is synchronous (tens of milliseconds a chunk): give the event loop a turn before each, so a
-    // process extracting a long document still answers requests and renews its leases.
-    await setImmediate();
+    let tagged: TaggedText;
     try {
-      const tagged = (await compromiseTagger()).tag(proseOf(text));
-      found = [];
-      for (const { label, selection } of SELECTIONS) {
-        for (const match of tagged.select(selection)) {
-          for (const { start, end } of spans(match, label)) {
-            found.push({ text: text.slice(start, end), label, score: 1, start, end });
-          }
-        }
-      }
+      tagged = await tagText(proseOf(text), { selectionsOnly: true });
     } catch (error) {
       throw new EntityExtractionError(this.name, context, `the tagger failed: ${String(error)}`, error);
     }
-    return filterEntities(text, withoutOverlaps(found));
+    const found: ExtractedEntity[] = [];
+    for (const { label, selection } of SELECTIONS) {
+      for (const match of tagged.selections[selection]) {
+        for (const { start, end } of spans(match, label)) {
+          found.push({ text: text.slice(start, end), label, score: 1, start, end });
+        }
+      }
+    }
+    // The post-filter reads the word classes of this tagging (the terms of the selections, which hold every
+    // entity's words): the text is not tagged twice.
+    return filterEntities(text, withoutOverlaps(found), tagged.terms);
   }
 }
 

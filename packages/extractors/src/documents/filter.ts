@@ -5,7 +5,7 @@
  * "it will rain" is not), backed by the closed English lists for what the tagger leaves open.
  */
 import { normalizeNodeId } from '@tessera/graph/ids';
-import { compromiseTagger, type TaggedTerm } from './compromise';
+import { type TaggedTerm, tagText } from './compromise';
 import type { ExtractedEntity } from './types';
 
 export const MIN_ENTITY_CHARS = 2;
@@ -63,16 +63,18 @@ function isFunctionWord(word: string, term: TaggedTerm | undefined): boolean {
 /**
  * The entities worth keeping, in text order: each re-anchored on `text` (dropped when its text is not there),
  * trimmed of surrounding whitespace, at least two characters long, with a name that gives a node id, not made
- * only of pronouns, auxiliary verbs or adverbs, one per span (the highest score wins).
+ * only of pronouns, auxiliary verbs or adverbs, one per span (the highest score wins). `terms` are the
+ * tagger's terms of `text` when the caller has them; otherwise `text` is tagged when a word needs its class.
  */
-export async function filterEntities(text: string, entities: ExtractedEntity[]): Promise<ExtractedEntity[]> {
+export async function filterEntities(
+  text: string,
+  entities: ExtractedEntity[],
+  terms?: TaggedTerm[],
+): Promise<ExtractedEntity[]> {
   if (entities.length === 0) return [];
   let termsAt: Map<number, TaggedTerm> | undefined;
   const termAt = async (offset: number) => {
-    if (!termsAt) {
-      const terms = (await compromiseTagger()).tag(text).terms();
-      termsAt = new Map(terms.map((term) => [term.start, term]));
-    }
+    termsAt ??= new Map((terms ?? (await tagText(text)).terms).map((term) => [term.start, term]));
     return termsAt.get(offset);
   };
   const bySpan = new Map<string, ExtractedEntity>();
