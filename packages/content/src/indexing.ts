@@ -43,6 +43,10 @@ export function embeddingText(profile: Profile, fields: Record<string, unknown>)
     .join('\n');
 }
 
+/** A document's id: its own, or `<source_doc_id>:<position>`. */
+const documentIdOf = (source: string, doc: DocumentInput, position: number) =>
+  doc.document_id ?? `${source}:${position}`;
+
 interface Entry {
   source: string;
   doc: DocumentInput;
@@ -63,7 +67,7 @@ async function encodeRows(
   );
   return entries.map((entry, i) => ({
     ...entry.doc.fields,
-    document_id: entry.doc.document_id ?? `${entry.source}:${entry.position}`,
+    document_id: documentIdOf(entry.source, entry.doc, entry.position),
     source_doc_id: entry.source,
     ingested_at: generation,
     embedding: { tokens: vectors[i]!.tokens, values: vectors[i]!.vectors },
@@ -176,4 +180,32 @@ export async function indexSources(
     await deps.index.maintain(schema);
   }
   return { schema, documents: total };
+}
+
+/**
+ * Sets fields of a source's documents already indexed (the back-references of the graph pass), in one
+ * commit and without encoding anything again; `documents` are the source's documents as fed, in order.
+ */
+export async function patchDocuments(
+  deps: ContentDeps,
+  request: IndexRequest & { fields: string[] },
+): Promise<void> {
+  const profile = resolveProfile(deps, request.profile);
+  const { tenant } = await requireTenant(deps.tenancy, request.tenantId);
+  const schema = await ensureTenantSchema(deps.tenancy, tenant.full, profile.schema_name);
+  const template = deps.tenancy.catalog.get(profile.schema_name)!;
+  const known = new Set(template.document.fields.map((field) => field.name));
+  const unknown = request.fields.filter((field) => !known.has(field));
+  if (unknown.length > 0) {
+    throw new BadRequestError(`Schema ${profile.schema_name} has no field ${unknown.join(', ')}`);
+  }
+  await deps.index.patch(
+    schema,
+    template,
+    request.fields,
+    request.documents.map((doc, position) => ({
+      ...doc.fields,
+      document_id: documentIdOf(request.sourceDocId, doc, position),
+    })),
+  );
 }

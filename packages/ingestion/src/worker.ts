@@ -5,7 +5,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { indexDocuments, indexSources } from '@tessera/content';
+import { indexSources, patchDocuments } from '@tessera/content';
 import { failpoint, faultpoint, HttpError, log, mapBounded, stallpoint, withDeadline } from '@tessera/core';
 import { QUEUED_INGESTION_LEASE_MS, TaskReporter as Reporter, type TaskReporter } from '@tessera/events';
 import type { SQSRecord } from 'aws-lambda';
@@ -344,6 +344,9 @@ function windowReader(deps: IngestionDeps, window: JobFile[]): (file: JobFile) =
   };
 }
 
+/** The fields the graph pass sets on each content document. */
+const BACK_REFERENCES = ['entity_ids', 'relation_ids', 'claim_ids'];
+
 /** Files whose content is fed in one commit (per profile): many small files cost one write. */
 const WINDOW = 256;
 /** Files of a window read and prepared at once. */
@@ -440,13 +443,15 @@ async function finishFiles(deps: IngestionDeps, job: JobRecord, prepared: Prepar
     const { file, output } = item;
     const graph = await extractGraph(deps, job.tenant_id, file.name, output!, extracted[index]);
     if (graph.backReferences) {
-      await indexDocuments(deps.content, {
+      // Only the back-reference fields change: the stored documents keep their vectors.
+      await patchDocuments(deps.content, {
         tenantId: job.tenant_id,
         profile: file.profile,
         sourceDocId: file.name,
+        fields: BACK_REFERENCES,
         documents: output!.documents.map((document, index) => ({
           ...document,
-          fields: { ...document.fields, ...graph.backReferences![index] },
+          fields: graph.backReferences![index]!,
         })),
       });
     }

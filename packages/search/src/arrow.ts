@@ -41,9 +41,11 @@ export function arrowType(type: string): DataType {
 
 /** Every field is nullable but `document_id`, the key upserts match on. */
 export function arrowSchema(template: SchemaTemplate): Schema {
+  return arrowSchemaOf(template.document.fields);
+}
+
+export function arrowSchemaOf(fields: SchemaTemplate['document']['fields']): Schema {
   return new arrow.Schema(
-    template.document.fields.map(
-      (field) => new Field(field.name, arrowType(field.type), field.name !== 'document_id'),
-    ),
+    fields.map((field) => new Field(field.name, arrowType(field.type), field.name !== 'document_id')),
   );
 }

@@ -172,6 +172,22 @@ export class LanceContentIndex {
     );
   }
 
+  /**
+   * Sets the named fields of documents already stored, in one commit, leaving their other fields (and
+   * vectors) as they are; ids not in the table are ignored.
+   */
+  async patch(name: string, template: SchemaTemplate, fields: string[], rows: DocumentRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const table = await this.requireTable(name);
+    const columns = ['document_id', ...fields.filter((field) => field !== 'document_id')];
+    await this.writes.run(name, () =>
+      table
+        .mergeInsert('document_id')
+        .whenMatchedUpdateAll()
+        .execute(documentTable(template, rows, columns) as ArrowTable),
+    );
+  }
+
   /** Replaces every document of `sourceDocId` with `rows` in one commit: re-indexing never duplicates. */
   async replaceSource(
     name: string,

@@ -4,7 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Table as ArrowTable, DataType, Vector } from 'apache-arrow';
-import { arrowSchema, arrowType } from './arrow';
+import { arrowSchema, arrowSchemaOf, arrowType } from './arrow';
 import type { SchemaTemplate } from './templates';
 
 const arrow = createRequire(import.meta.url)('apache-arrow') as typeof import('apache-arrow');
@@ -95,10 +95,16 @@ function column(name: string, type: DataType, rows: DocumentRow[]): Vector {
   );
 }
 
-/** An Arrow table with every field of the template, in its order; absent values are null. */
-export function documentTable(template: SchemaTemplate, rows: DocumentRow[]): ArrowTable {
-  const schema = arrowSchema(template);
-  const children = template.document.fields.map((field) => {
+/**
+ * An Arrow table with every field of the template (or only the named ones), in its order; absent values are
+ * null.
+ */
+export function documentTable(template: SchemaTemplate, rows: DocumentRow[], only?: string[]): ArrowTable {
+  const fields = only
+    ? template.document.fields.filter((field) => only.includes(field.name))
+    : template.document.fields;
+  const schema = only ? arrowSchemaOf(fields) : arrowSchema(template);
+  const children = fields.map((field) => {
     const vector = column(field.name, arrowType(field.type), rows);
     if (vector.data.length !== 1)
       throw new Error(`column ${field.name} was built in ${vector.data.length} chunks`);

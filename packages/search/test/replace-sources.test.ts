@@ -57,3 +57,38 @@ describe('LanceContentIndex.ensureIndexes', () => {
     expect(await here.count(schema)).toBe(1);
   });
 });
+
+describe('LanceContentIndex.patch', () => {
+  it('sets the named fields of stored documents in one commit, leaving their text and vectors', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'patch-'));
+    await new LanceSearchBackend(dir).deploySchema(schema, template);
+    const index = new LanceContentIndex(dir);
+    await index.ensureIndexes(schema, template);
+    await index.upsert(schema, template, [row('a', 0), row('a', 1)]);
+    const before = await index.fetch(schema, ['a:0', 'a:1'], ['document_id', 'embedding']);
+
+    await index.patch(
+      schema,
+      template,
+      ['entity_ids'],
+      [
+        { document_id: 'a:0', entity_ids: ['marie_curie', 'paris'] },
+        { document_id: 'missing:0', entity_ids: ['nobody'] },
+      ],
+    );
+    const after = await index.fetch(
+      schema,
+      ['a:0', 'a:1'],
+      ['document_id', 'text', 'entity_ids', 'embedding'],
+    );
+    const byId = new Map(after.map((r) => [r.document_id as string, r]));
+    expect([...(byId.get('a:0')!.entity_ids as string[])]).toEqual(['marie_curie', 'paris']);
+    expect(byId.get('a:0')!.text).toBe('a part 0');
+    expect(byId.get('a:1')!.entity_ids?.length ?? 0).toBe(0);
+    const vectors = (r: Record<string, unknown>) =>
+      JSON.stringify([...(r.embedding as Iterable<Iterable<number>>)].map((token) => [...token]));
+    for (const original of before)
+      expect(vectors(byId.get(original.document_id as string)!)).toBe(vectors(original));
+    expect(await index.count(schema)).toBe(2);
+  });
+});
