@@ -5,6 +5,8 @@ import { ingestion, processDeadLetters, processRecords, recoverIdleJobs } from '
 import type { Context, SQSEvent } from 'aws-lambda';
 
 const deps = ingestion();
+// The entity tagger loads while the function starts, not on the first document.
+deps.entities.warm?.();
 
 export const processJobs = (event: SQSEvent, context?: Context) =>
   processRecords(deps, event.Records, context ? () => context.getRemainingTimeInMillis() : undefined);

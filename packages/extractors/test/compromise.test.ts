@@ -73,9 +73,10 @@ describe('TaggingPool', () => {
     }
   });
 
-  it('leaves the process free to exit once its threads are idle', async () => {
+  it('leaves the process free to exit once its threads are idle, warmed or not', async () => {
     const script = [
-      "const { tagText } = await import('./packages/extractors/src/documents/compromise.ts');",
+      "const { tagText, warmTagging } = await import('./packages/extractors/src/documents/compromise.ts');",
+      'warmTagging();',
       "const tagged = await tagText('Ada Lovelace met Charles Babbage in London.', { selectionsOnly: true });",
       'console.log(JSON.stringify(tagged.selections.people.length));',
     ].join('\n');

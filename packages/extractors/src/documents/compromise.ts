@@ -65,6 +65,12 @@ export class TaggingPool {
     });
   }
 
+  /** Starts every thread now (each loads the tagger), so the first document does not wait for them. */
+  warm(): void {
+    if (this.size === 0 || this.unavailable) return;
+    while (this.threads.length < this.size) this.start().worker.unref();
+  }
+
   /** Stops every thread; tasks still waiting fail. */
   async close(): Promise<void> {
     for (const task of this.queue.splice(0)) task.reject(new Error('the tagging pool was closed'));
@@ -123,6 +129,9 @@ export class TaggingPool {
 }
 
 const pool = new TaggingPool(extractorsEnv.TESSERA_ENTITY_THREADS);
+
+/** Loads the tagger on its threads ahead of the first document. */
+export const warmTagging = () => pool.warm();
 
 /** `text` tagged by compromise: the terms of each selection's matches, and every term (see `TagOptions`). */
 export function tagText(text: string, options?: TagOptions): Promise<TaggedText> {

@@ -3,7 +3,7 @@
  * download, deterministic). It covers Person, Organization, Location and Date only; the other eleven labels need
  * a model (GLiNER or an LLM). Its matches carry score 1: a rule tagger has no probability to give.
  */
-import { type SelectionName, type TaggedTerm, type TaggedText, tagText } from './compromise';
+import { type SelectionName, type TaggedTerm, type TaggedText, tagText, warmTagging } from './compromise';
 import { EntityExtractionError } from './errors';
 import { filterEntities } from './filter';
 import type { EntityExtractor, ExtractedEntity, ExtractionContext } from './types';
@@ -59,6 +59,10 @@ export function proseOf(text: string): string {
 export class CompromiseEntityExtractor implements EntityExtractor {
   readonly name = 'embedded:compromise';
   readonly labels: readonly EntityLabel[] = SELECTIONS.map((entry) => entry.label);
+
+  warm(): void {
+    warmTagging();
+  }
 
   async extract(text: string, context: ExtractionContext): Promise<ExtractedEntity[]> {
     if (text.trim() === '') return [];

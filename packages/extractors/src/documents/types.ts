@@ -46,6 +46,8 @@ export interface EntityExtractor {
   readonly labels: readonly EntityLabel[];
   /** Entities of `text`; throws `EntityExtractionError` when the model fails. A text without entities gives []. */
   extract(text: string, context: ExtractionContext): Promise<ExtractedEntity[]>;
+  /** Loads what the model needs ahead of the first text, when it runs in this process. */
+  warm?(): void;
 }
 
 export interface ClaimExtractor {
