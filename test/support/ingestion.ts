@@ -34,7 +34,9 @@ export async function jobEnded(base: string, jobId: string, timeoutMs = 60_000, 
   for (;;) {
     const { status, body } = await call(base, 'GET', `/ingestion/${jobId}/events`);
     if (status !== 200) throw new Error(`status of ${jobId}: ${status} ${JSON.stringify(body)}`);
-    if (['complete', 'failed', 'cancelled'].includes(body.state)) return body;
+    // The job record settles just before its terminal event is appended: wait for both.
+    const ended = (state: unknown) => ['complete', 'failed', 'cancelled'].includes(state as string);
+    if (ended(body.state) && ended(body.entries?.at(-1)?.state)) return body;
     if (Date.now() > deadline) throw new Error(`job ${jobId} still ${body.state} after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
