@@ -116,6 +116,13 @@ export class TaskEventStore {
     return record;
   }
 
+  /** The oldest offset the task keeps: events below it are trimmed, or about to be. */
+  oldestRetained(record: TaskRecord): number {
+    return record.kind === 'workflow'
+      ? Math.max(record.first_offset, record.next_offset - WORKFLOW_WINDOW)
+      : record.first_offset;
+  }
+
   condition(record: TaskRecord): TaskCondition {
     if (record.ended) return 'ended';
     return record.lease_expires_at <= this.now() ? 'stopped' : 'active';
