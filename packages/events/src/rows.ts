@@ -1,16 +1,26 @@
 /**
  * Writes event rows in batches. Rows handed over while a batch is in flight wait and go together in the
  * next one, so concurrent appends, across tasks as within one, share BatchWriteItem requests instead of
- * sending a PutItem each; a lone row goes out at once, with no timer to wait for.
+ * sending a PutItem each; a lone row goes out at once, with no timer to wait for. Removals of trimmed rows
+ * go the same way.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BatchWriteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  PutCommand,
+} from '@aws-sdk/lib-dynamodb';
 
-/** An event row: the task, its zero-padded offset and the event. */
-export type EventRow = { task_id: string; offset_key: string } & Record<string, unknown>;
+/** An event row's key: the task and its zero-padded offset. */
+export type EventKey = { task_id: string; offset_key: string };
+/** An event row: its key and the event. */
+export type EventRow = EventKey & Record<string, unknown>;
+
+type Write = { PutRequest: { Item: EventRow } } | { DeleteRequest: { Key: EventKey } };
 
 interface Waiting {
-  row: EventRow;
+  write: Write;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -20,7 +30,10 @@ const BATCH = 25;
 /** Rows DynamoDB leaves unprocessed (throttling) are sent again this many times, backing off. */
 const RESENDS = 8;
 
-const keyOf = (row: Pick<EventRow, 'task_id' | 'offset_key'>) => `${row.task_id}/${row.offset_key}`;
+const keyOf = (write: Write) => {
+  const key = 'PutRequest' in write ? write.PutRequest.Item : write.DeleteRequest.Key;
+  return `${key.task_id}/${key.offset_key}`;
+};
 
 export class EventRowWriter {
   private waiting: Waiting[] = [];
@@ -33,8 +46,17 @@ export class EventRowWriter {
 
   /** Resolves once the row is stored. */
   put(row: EventRow): Promise<void> {
+    return this.enqueue({ PutRequest: { Item: row } });
+  }
+
+  /** Resolves once the row is gone. */
+  remove(key: EventKey): Promise<void> {
+    return this.enqueue({ DeleteRequest: { Key: key } });
+  }
+
+  private enqueue(write: Write): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ row, resolve, reject });
+      this.waiting.push({ write, resolve, reject });
       if (this.writing) return;
       this.writing = true;
       // Rows handed over in the same turn of the event loop go in the first batch.
@@ -70,8 +92,13 @@ export class EventRowWriter {
   /** Stores the batch, resolving each row once DynamoDB has processed it. */
   private async send(batch: Waiting[]): Promise<void> {
     if (batch.length === 1) {
-      await this.client.send(new PutCommand({ TableName: this.table, Item: batch[0]!.row }));
-      batch[0]!.resolve();
+      const { write, resolve } = batch[0]!;
+      if ('PutRequest' in write) {
+        await this.client.send(new PutCommand({ TableName: this.table, Item: write.PutRequest.Item }));
+      } else {
+        await this.client.send(new DeleteCommand({ TableName: this.table, Key: write.DeleteRequest.Key }));
+      }
+      resolve();
       return;
     }
     let pending = batch;
@@ -80,14 +107,14 @@ export class EventRowWriter {
       if (resend > 0) await sleep(25 * 2 ** resend);
       const { UnprocessedItems } = await this.client.send(
         new BatchWriteCommand({
-          RequestItems: { [this.table]: pending.map(({ row }) => ({ PutRequest: { Item: row } })) },
+          RequestItems: { [this.table]: pending.map(({ write }) => write) },
         }),
       );
       const unprocessed = new Set(
-        (UnprocessedItems?.[this.table] ?? []).map((request) => keyOf(request.PutRequest?.Item as EventRow)),
+        (UnprocessedItems?.[this.table] ?? []).map((write) => keyOf(write as Write)),
       );
-      for (const waiting of pending) if (!unprocessed.has(keyOf(waiting.row))) waiting.resolve();
-      pending = pending.filter((waiting) => unprocessed.has(keyOf(waiting.row)));
+      for (const waiting of pending) if (!unprocessed.has(keyOf(waiting.write))) waiting.resolve();
+      pending = pending.filter((waiting) => unprocessed.has(keyOf(waiting.write)));
     }
   }
 }

@@ -56,6 +56,13 @@ export interface AppendResult {
 
 const pad = (offset: number) => String(offset).padStart(12, '0');
 
+interface PendingAppend {
+  body: EventBody;
+  at: number;
+  resolve: (result: AppendResult & { event: TaskEvent }) => void;
+  reject: (error: unknown) => void;
+}
+
 /** Appends made in this process, so its own streams deliver at once instead of at their next poll. */
 export const appended = new EventEmitter().setMaxListeners(0);
 
@@ -63,6 +70,8 @@ export class TaskEventStore {
   private readonly queues = resourceName(tables.taskQueues);
   private readonly events = resourceName(tables.taskEvents);
   private readonly rows: EventRowWriter;
+  /** Per task with an offset update in flight, the appends waiting to take theirs next. */
+  private readonly queued = new Map<string, PendingAppend[]>();
 
   constructor(
     private readonly client: DynamoDBDocumentClient = documentClient(),
@@ -116,25 +125,117 @@ export class TaskEventStore {
     return record;
   }
 
+  /** The oldest offset the task keeps: events below it are trimmed, or about to be. */
+  oldestRetained(record: TaskRecord): number {
+    return record.kind === 'workflow'
+      ? Math.max(record.first_offset, record.next_offset - WORKFLOW_WINDOW)
+      : record.first_offset;
+  }
+
   condition(record: TaskRecord): TaskCondition {
     if (record.ended) return 'ended';
     return record.lease_expires_at <= this.now() ? 'stopped' : 'active';
   }
 
-  /** Appends an event at the next offset; answers the offset and the task's cancellation. */
-  async append(taskId: string, body: EventBody): Promise<AppendResult & { event: TaskEvent }> {
-    const now = this.now();
-    const terminal = isTerminal(body);
+  /**
+   * Appends an event at the next offset; answers the offset and the task's cancellation. Appends to one task
+   * made while its offset update is in flight wait and take their offsets together with the next one (one
+   * `ADD next_offset :n`, contiguous offsets in the order they were made), up to and including a terminal
+   * event: what comes after it is refused.
+   */
+  append(taskId: string, body: EventBody): Promise<AppendResult & { event: TaskEvent }> {
+    return new Promise((resolve, reject) => {
+      const append: PendingAppend = { body, at: this.now(), resolve, reject };
+      const queue = this.queued.get(taskId);
+      if (queue) {
+        queue.push(append);
+        return;
+      }
+      this.queued.set(taskId, []);
+      void this.appendTogether(taskId, [append]);
+    });
+  }
+
+  /** Takes offsets for `group`, lets the appends that queued meanwhile go, then stores the group's events. */
+  private async appendTogether(taskId: string, group: PendingAppend[]): Promise<void> {
+    let record: TaskRecord | undefined;
+    try {
+      record = await this.takeOffsets(taskId, group);
+    } catch (error) {
+      for (const append of group) append.reject(error);
+    }
+    const queue = this.queued.get(taskId)!;
+    if (queue.length === 0) this.queued.delete(taskId);
+    else {
+      const terminal = queue.findIndex((append) => isTerminal(append.body));
+      void this.appendTogether(taskId, queue.splice(0, terminal < 0 ? queue.length : terminal + 1));
+    }
+    if (record) await this.storeEvents(taskId, record, group);
+  }
+
+  /** Stores the events of a group of appends that took offsets up to `taken.next_offset`, and answers them. */
+  private async storeEvents(taskId: string, taken: TaskRecord, group: PendingAppend[]): Promise<void> {
+    const first = taken.next_offset - group.length;
+    const last = group[group.length - 1]!;
+    const ended = taken.kind === 'workflow' && isTerminal(last.body);
+    const expires = ended ? Math.ceil((last.at + ENDED_RETENTION_MS) / 1000) : undefined;
+    const events = group.map(
+      (append, i) =>
+        ({
+          ...append.body,
+          task_id: taskId,
+          tenant_id: taken.tenant_id,
+          event_id: randomUUID(),
+          timestamp: new Date(append.at).toISOString(),
+          offset: first + i,
+        }) as TaskEvent,
+    );
+    const stored = await Promise.allSettled(
+      events.map((event) =>
+        this.rows.put({
+          task_id: taskId,
+          offset_key: pad(event.offset),
+          event: JSON.stringify(event),
+          ...(expires ? { expires_at: expires } : {}),
+        }),
+      ),
+    );
+    appended.emit(taskId);
+    let kept: unknown;
+    try {
+      if (taken.kind === 'workflow' && taken.next_offset > WORKFLOW_WINDOW)
+        await this.trim(taskId, first, taken.next_offset);
+      if (expires) await this.expire(taskId, expires);
+    } catch (error) {
+      kept = error;
+    }
+    group.forEach((append, i) => {
+      const outcome = stored[i]!;
+      if (outcome.status === 'rejected') append.reject(outcome.reason);
+      else if (kept) append.reject(kept);
+      else
+        append.resolve({
+          offset: events[i]!.offset,
+          cancelled: taken.cancel_requested,
+          reason: taken.cancel_reason,
+          event: events[i]!,
+        });
+    });
+  }
+
+  /** Takes the next offsets for a group of appends, the last of which may end the task. */
+  private async takeOffsets(taskId: string, group: PendingAppend[]): Promise<TaskRecord> {
+    const terminal = isTerminal(group[group.length - 1]!.body);
     const updated = await conditional(() =>
       this.client.send(
         new UpdateCommand({
           TableName: this.queues,
           Key: { task_id: taskId },
-          UpdateExpression: `ADD next_offset :one SET last_event_at = :now${terminal ? ', ended = :true, ended_at = :now' : ''}`,
+          UpdateExpression: `ADD next_offset :count SET last_event_at = :now${terminal ? ', ended = :true, ended_at = :now' : ''}`,
           ConditionExpression: 'attribute_exists(task_id) AND ended = :false',
           ExpressionAttributeValues: {
-            ':one': 1,
-            ':now': now,
+            ':count': group.length,
+            ':now': group[group.length - 1]!.at,
             ':false': false,
             ...(terminal ? { ':true': true } : {}),
           },
@@ -143,35 +244,16 @@ export class TaskEventStore {
       ),
     );
     if (!updated) throw new ConflictError(`Task ${taskId} is unknown or has already ended`);
-    const record = updated.Attributes as TaskRecord;
-    const offset = record.next_offset - 1;
-    const event = {
-      ...body,
-      task_id: taskId,
-      tenant_id: record.tenant_id,
-      event_id: randomUUID(),
-      timestamp: new Date(now).toISOString(),
-      offset,
-    } as TaskEvent;
-    const ended = terminal && record.kind === 'workflow';
-    const expires = ended ? Math.ceil((now + ENDED_RETENTION_MS) / 1000) : undefined;
-    await this.rows.put({
-      task_id: taskId,
-      offset_key: pad(offset),
-      event: JSON.stringify(event),
-      ...(expires ? { expires_at: expires } : {}),
-    });
-    appended.emit(taskId);
-    if (record.kind === 'workflow' && offset >= WORKFLOW_WINDOW) await this.trim(taskId, offset);
-    if (expires) await this.expire(taskId, expires);
-    return { offset, cancelled: record.cancel_requested, reason: record.cancel_reason, event };
+    return updated.Attributes as TaskRecord;
   }
 
-  /** Keeps a workflow's newest 1,000 events. */
-  private async trim(taskId: string, offset: number): Promise<void> {
-    const first = offset - WORKFLOW_WINDOW + 1;
-    await this.client.send(
-      new DeleteCommand({ TableName: this.events, Key: { task_id: taskId, offset_key: pad(first - 1) } }),
+  /** Keeps a workflow's newest 1,000 events, once offsets `from` up to `next` (excluded) were taken. */
+  private async trim(taskId: string, from: number, next: number): Promise<void> {
+    const oldest = next - WORKFLOW_WINDOW;
+    await Promise.all(
+      Array.from({ length: Math.min(next - from, oldest) }, (_, i) =>
+        this.rows.remove({ task_id: taskId, offset_key: pad(oldest - 1 - i) }),
+      ),
     );
     await conditional(() =>
       this.client.send(
@@ -180,7 +262,7 @@ export class TaskEventStore {
           Key: { task_id: taskId },
           UpdateExpression: 'SET first_offset = :first',
           ConditionExpression: 'first_offset < :first',
-          ExpressionAttributeValues: { ':first': first },
+          ExpressionAttributeValues: { ':first': oldest },
         }),
       ),
     );

@@ -13,6 +13,58 @@ export const POLL_MS = 50;
 /** Tells a task's streams in this process that its feed moved. */
 const fed = new EventEmitter().setMaxListeners(0);
 const BUFFER = 2000;
+/**
+ * How long a reader waits for a missing offset below the task's next one before passing over it. Longer than
+ * the row writer's resends of rows DynamoDB left unprocessed (about 13 s), so only an append that failed after
+ * taking its offset (its producer died, or its event was refused) leaves a reader waiting this long.
+ */
+export const MISSING_EVENT_WAIT_MS = 15_000;
+
+/**
+ * Which rows of a read a reader may deliver. An append takes its offset from the task row, then stores its
+ * event row with a separate request, so with concurrent appenders a later offset's row can land before an
+ * earlier one's. A missing offset is passed over at once only when it is trimmed (below the oldest retained
+ * event); otherwise the reader stops before it and reads again, until the row lands or the wait runs out.
+ */
+class Contiguous {
+  private missing: { offset: number; since: number } | undefined;
+
+  constructor(private readonly store: TaskEventStore) {}
+
+  /**
+   * The rows read from `from` on that can be delivered now, and the offset to read next. `complete` says the
+   * read returned every row from `from` on, so offsets between the last row and the task's next offset are
+   * missing too.
+   */
+  take(
+    rows: TaskEvent[],
+    from: number,
+    record: TaskRecord | undefined,
+    complete: boolean,
+  ): { events: TaskEvent[]; next: number } {
+    const oldest = record ? this.store.oldestRetained(record) : from;
+    const events: TaskEvent[] = [];
+    let next = from;
+    for (const row of rows) {
+      if (row.offset > next && !this.passable(next, row.offset, oldest)) return { events, next };
+      events.push(row);
+      next = row.offset + 1;
+    }
+    if (complete && record && next < record.next_offset && this.passable(next, record.next_offset, oldest)) {
+      next = record.next_offset;
+    }
+    return { events, next };
+  }
+
+  /** Whether the offsets from `first` up to `end` (excluded), none of them stored, can be passed over. */
+  private passable(first: number, end: number, oldest: number): boolean {
+    if (end <= oldest) return true;
+    const awaited = Math.max(first, oldest);
+    const now = Date.now();
+    if (this.missing?.offset !== awaited) this.missing = { offset: awaited, since: now };
+    return now - this.missing.since >= MISSING_EVENT_WAIT_MS;
+  }
+}
 
 /**
  * One feed per task in this process, however many streams read it: it polls the task's new events and its
@@ -23,9 +75,12 @@ class TaskFeed {
   record: TaskRecord | undefined;
   polled = false;
   error: unknown;
+  /** Buffered events in offset order; offsets passed over (trimmed or lost) leave holes. */
   private events: TaskEvent[] = [];
   private start: number;
+  private next: number;
   private running = true;
+  private readonly rows: Contiguous;
 
   constructor(
     private readonly store: TaskEventStore,
@@ -33,13 +88,25 @@ class TaskFeed {
     from: number,
   ) {
     this.start = from;
+    this.next = from;
+    this.rows = new Contiguous(store);
     void this.loop();
   }
 
-  /** Buffered events from `offset` on, or undefined when `offset` is older than the buffer. */
-  since(offset: number): TaskEvent[] | undefined {
+  /**
+   * Buffered events from `offset` on, with the offset a reader that delivered them goes on from; undefined
+   * when `offset` is older than the buffer.
+   */
+  since(offset: number): { events: TaskEvent[]; next: number } | undefined {
     if (offset < this.start) return undefined;
-    return this.events.slice(offset - this.start);
+    let low = 0;
+    let high = this.events.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.events[middle]!.offset < offset) low = middle + 1;
+      else high = middle;
+    }
+    return { events: this.events.slice(low), next: Math.max(offset, this.next) };
   }
 
   stop(): void {
@@ -50,8 +117,8 @@ class TaskFeed {
     while (this.running) {
       let full = false;
       try {
-        const next = this.start + this.events.length;
-        const fresh = await this.store.read(this.taskId, next, 500);
+        const from = this.next;
+        const fresh = await this.store.read(this.taskId, from, 500);
         const before = this.record
           ? `${this.record.next_offset}|${this.record.ended}|${this.store.condition(this.record)}`
           : '';
@@ -60,19 +127,15 @@ class TaskFeed {
           ? `${this.record.next_offset}|${this.record.ended}|${this.store.condition(this.record)}`
           : 'gone';
         this.error = undefined;
-        if (fresh.length > 0 && fresh[0]!.offset !== next) {
-          // Trimmed past the buffer's end: restart it at what the store still has.
-          this.events = [];
-          this.start = fresh[0]!.offset;
-        }
-        this.events.push(...fresh);
+        const { events, next } = this.rows.take(fresh, from, this.record, fresh.length < 500);
+        this.events.push(...events);
+        this.next = next;
         if (this.events.length > BUFFER) {
-          const drop = this.events.length - BUFFER;
-          this.events = this.events.slice(drop);
-          this.start += drop;
+          this.events = this.events.slice(this.events.length - BUFFER);
+          this.start = this.events[0]!.offset;
         }
-        full = fresh.length === 500;
-        if (fresh.length > 0 || before !== after || !this.polled) {
+        full = events.length === 500;
+        if (next !== from || before !== after || !this.polled) {
           this.polled = true;
           fed.emit(this.taskId);
         }
@@ -190,11 +253,12 @@ export async function streamTask(
     await sink.event({ type: 'error', message: `No active queue for task ${taskId}` });
     return;
   }
-  offset = Math.max(offset, record.first_offset);
+  offset = Math.max(offset, store.oldestRetained(record));
   await sink.event({ type: 'connected', task_id: taskId, offset, timestamp: new Date().toISOString() });
 
   const subscriber = randomUUID();
   const { feed, release } = feedOf(store, taskId, offset);
+  const replay = new Contiguous(store);
   let idleSince = Date.now();
   let subscribedAt = 0;
   try {
@@ -204,11 +268,14 @@ export async function streamTask(
         subscribedAt = Date.now();
       }
       // Recent events come from the shared feed; older ones (a replay) from the store.
-      const events = feed.since(offset) ?? (await store.read(taskId, offset));
+      const buffered = feed.since(offset);
+      const { events, next } =
+        buffered ?? replay.take(await store.read(taskId, offset), offset, feed.record ?? record, false);
       for (const event of events) {
         await sink.event(event, event.offset);
         offset = event.offset + 1;
       }
+      offset = Math.max(offset, next);
       if (events.length > 0) {
         idleSince = Date.now();
         continue;
@@ -227,8 +294,10 @@ export async function streamTask(
         idleSince = Date.now();
       }
       // The feed may have announced new events while the store was read above: deliver them, not wait.
-      if ((feed.since(offset) ?? []).length > 0) continue;
-      await wake(fed, taskId, sink.signal, Math.max(1, heartbeatMs - (Date.now() - idleSince)));
+      if ((feed.since(offset)?.events ?? []).length > 0) continue;
+      // A replay waiting for a missing row reads the store again soon: the feed only announces newer events.
+      const idleLeft = Math.max(1, heartbeatMs - (Date.now() - idleSince));
+      await wake(fed, taskId, sink.signal, buffered ? idleLeft : Math.min(POLL_MS, idleLeft));
     }
   } catch (error) {
     if (!sink.closed) {

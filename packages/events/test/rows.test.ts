@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   BatchWriteCommand,
+  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -12,7 +13,7 @@ import { startLocalBackends } from '@tessera/runtime';
 import { describe, expect, it } from 'vitest';
 import { type EventRow, EventRowWriter } from '../src/rows';
 
-type Command = BatchWriteCommand | PutCommand;
+type Command = BatchWriteCommand | PutCommand | DeleteCommand;
 
 /** A DynamoDB client that records what it is sent and answers with `answer`. */
 function fakeClient(answer: (command: Command) => Promise<unknown> = async () => ({})) {
@@ -36,7 +37,7 @@ const row = (offset: number, extra: Record<string, unknown> = {}): EventRow => (
 const batchRows = (command: Command) =>
   command instanceof BatchWriteCommand
     ? (command.input.RequestItems?.events ?? []).map((request) => request.PutRequest?.Item)
-    : [command.input.Item];
+    : ['Item' in command.input ? command.input.Item : undefined];
 
 const validationError = () =>
   Object.assign(new Error('Item size has exceeded the maximum allowed size'), {
@@ -55,6 +56,21 @@ describe('EventRowWriter', () => {
     await writer.put(row(30));
     expect(sent[2]).toBeInstanceOf(PutCommand);
     expect(batchRows(sent[2]!)).toEqual([row(30)]);
+  });
+
+  it('sends removals handed over with rows in the same BatchWriteItem, and a lone removal with a DeleteItem', async () => {
+    const { client, sent } = fakeClient();
+    const writer = new EventRowWriter(client, 'events');
+    const key = { task_id: 'task', offset_key: row(0).offset_key };
+    await Promise.all([writer.put(row(1000)), writer.remove(key)]);
+    expect(sent).toHaveLength(1);
+    expect((sent[0] as BatchWriteCommand).input.RequestItems?.events).toEqual([
+      { PutRequest: { Item: row(1000) } },
+      { DeleteRequest: { Key: key } },
+    ]);
+    await writer.remove(key);
+    expect(sent[1]).toBeInstanceOf(DeleteCommand);
+    expect((sent[1] as DeleteCommand).input.Key).toEqual(key);
   });
 
   it('gathers the rows handed over while a batch is in flight into the next batch', async () => {

@@ -2,8 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { HttpError } from '@tessera/core';
+import { documentClient } from '@tessera/platform';
 import { type Emulators, startLocalBackends } from '@tessera/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runWorkflow, TaskEventStore, TaskReporter } from '../src/index';
@@ -91,6 +92,50 @@ describe('TaskEventStore', () => {
     expect(stored.map((e) => e.offset)).toEqual(offsets);
     expect(stored).toEqual(results.map((r) => r.event).sort((a, b) => a.offset - b.offset));
     expect((await store.info(taskId)).event_count).toBe(40);
+  });
+
+  it('gives the appends made to one task while its offset update is in flight the next offsets, in order, with one update', async () => {
+    const updates: string[] = [];
+    const client = documentClient();
+    const counting = {
+      send: (command: Parameters<typeof client.send>[0]) => {
+        if (command instanceof UpdateCommand && command.input.UpdateExpression?.startsWith('ADD next_offset'))
+          updates.push(String(command.input.ExpressionAttributeValues?.[':count']));
+        return client.send(command);
+      },
+    } as DynamoDBDocumentClient;
+    const counted = new TaskEventStore(counting);
+    const taskId = id();
+    await open(taskId);
+    await store.cancel(taskId, 'workflow', 'stop soon');
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        counted.append(taskId, { type: 'progress', current: i, total: 20, percentage: 0, details: {} }),
+      ),
+    );
+    // The first goes alone; the 19 made while it was in flight take theirs together.
+    expect(updates).toEqual(['1', '19']);
+    expect(results.map((r) => [r.offset, r.cancelled, r.reason])).toEqual(
+      Array.from({ length: 20 }, (_, i) => [i, true, 'stop soon']),
+    );
+    expect((await store.read(taskId, 0)).map((e) => e.type === 'progress' && e.current)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i),
+    );
+  });
+
+  it('refuses the appends made after a terminal one while they waited for its offset update', async () => {
+    const taskId = id();
+    await open(taskId);
+    const outcomes = await Promise.allSettled([
+      store.append(taskId, { type: 'status', state: 'working', phase: 'one' }),
+      store.append(taskId, { type: 'status', state: 'working', phase: 'two' }),
+      store.append(taskId, { type: 'complete', result: {} }),
+      store.append(taskId, { type: 'status', state: 'working', phase: 'late' }),
+    ]);
+    expect(
+      outcomes.map((o) => (o.status === 'fulfilled' ? o.value.offset : (o.reason as HttpError).status)),
+    ).toEqual([0, 1, 2, 409]);
+    expect((await store.read(taskId, 0)).map((e) => e.type)).toEqual(['status', 'status', 'complete']);
   });
 
   it('stores the events of many tasks appended at once, each answering its own task cancellation', async () => {

@@ -13,6 +13,7 @@ import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
 import S3rver from 's3rver';
 import { lockDataDir } from './data-lock';
+import { readDynaliteSynchronously } from './dynalite-level';
 
 export interface Emulators {
   /** The single endpoint for other processes. */
@@ -91,6 +92,7 @@ export async function startEmulators(options: {
   mkdirSync(s3Dir, { recursive: true });
   const lock = lockDataDir(options.dataDir);
 
+  readDynaliteSynchronously();
   const dynamo = dynalite({ path: dynamoDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const dynamoAddress = await listen(dynamo, 0, options.host);
   const sqs = await startFauxqs({ port: 0, host: options.host, logger: false });
