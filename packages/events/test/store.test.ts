@@ -281,14 +281,17 @@ describe('TaskReporter', () => {
       taskId: id(),
       kind: 'workflow',
       tenantId: 'acme:acme',
-      leaseMs: 300,
+      leaseMs: 1500,
       pollMs: 20,
     });
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // Past the lease's length: only renewals keep the task active (a loaded machine delays a few of them).
+    await new Promise((resolve) => setTimeout(resolve, 2000));
     const record = (await store.get(reporter.taskId))!;
     expect(store.condition(record)).toBe('active');
     await store.cancel(reporter.taskId, 'workflow', 'stop now');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let waited = 0; !reporter.cancelled && waited < 2000; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     expect(reporter.cancelled).toBe(true);
     await expect(reporter.phase('execution')).rejects.toThrow('cancelled: stop now');
     reporter.stop();
