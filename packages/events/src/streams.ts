@@ -116,6 +116,8 @@ class TaskFeed {
   private async loop(): Promise<void> {
     while (this.running) {
       let full = false;
+      // The poll period counts from the start of a read: the reads' own time does not add to the delay.
+      const started = Date.now();
       try {
         const from = this.next;
         const fresh = await this.store.read(this.taskId, from, 500);
@@ -144,7 +146,7 @@ class TaskFeed {
         this.polled = true;
         fed.emit(this.taskId);
       }
-      if (!full) await wake(appended, this.taskId, undefined, POLL_MS);
+      if (!full) await wake(appended, this.taskId, undefined, Math.max(0, POLL_MS - (Date.now() - started)));
     }
   }
 }
