@@ -6,6 +6,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Output } from '../src/index';
 
+export { closedPortUrl, failure } from '@tessera/testing';
+
 export interface SeenRequest {
   method: string;
   path: string;
@@ -259,28 +261,9 @@ export async function startFakeRuntime(
   return runtime;
 }
 
-/** A loopback URL with nothing listening: a port the system just handed out and that was closed again. */
-export async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
-}
-
 /** An Output that keeps every line. */
 export function captureOutput(): { output: Output; stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
   const stderr: string[] = [];
   return { output: { out: (line) => stdout.push(line), err: (line) => stderr.push(line) }, stdout, stderr };
-}
-
-/** The error a promise rejects with; fails the test when it resolves. */
-export async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the command to fail');
 }

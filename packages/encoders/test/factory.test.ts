@@ -1,5 +1,5 @@
+import { startServer } from '@tessera/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startServer } from './support';
 
 /** The package as loaded under the given environment (env.ts parses process.env once, at load). */
 async function loadWith(env: Record<string, string | undefined>) {

@@ -1,3 +1,4 @@
+import { closedPortUrl, failure, type Reply, type SeenRequest, useServers } from '@tessera/testing';
 import { describe, expect, it } from 'vitest';
 import {
   EncoderRequestError,
@@ -5,7 +6,7 @@ import {
   EncoderUnavailableError,
   OpenAIEmbeddingsEncoder,
 } from '../src/index';
-import { closedPortUrl, dot, failure, patternRow, type Reply, type SeenRequest, useServer } from './support';
+import { dot, patternRow } from './support';
 
 /** Speaks the OpenAI embeddings contract; the vector's first value encodes the input's length. */
 function embeddings(dim: number) {
@@ -27,7 +28,7 @@ function embeddings(dim: number) {
   };
 }
 
-const servers = useServer();
+const servers = useServers();
 
 describe('OpenAIEmbeddingsEncoder (integration: local HTTP servers)', () => {
   it('posts {input, model} to /v1/embeddings with the bearer key and returns unit vectors', async () => {

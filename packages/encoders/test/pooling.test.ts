@@ -1,3 +1,4 @@
+import { closedPortUrl, failure, type Reply, type SeenRequest, useServers } from '@tessera/testing';
 import { describe, expect, it } from 'vitest';
 import {
   EncoderRequestError,
@@ -7,15 +8,7 @@ import {
   packSignBits,
   TOKEN_DIM,
 } from '../src/index';
-import {
-  closedPortUrl,
-  failure,
-  patternRow,
-  type Reply,
-  rowNorms,
-  type SeenRequest,
-  useServer,
-} from './support';
+import { patternRow, rowNorms } from './support';
 
 /** Speaks the vLLM pooling contract: one row per whitespace-separated word of each input. */
 function pooling(request: SeenRequest): Reply {
@@ -34,7 +27,7 @@ function pooling(request: SeenRequest): Reply {
   };
 }
 
-const servers = useServer();
+const servers = useServers();
 
 describe('PoolingEncoder (integration: local HTTP servers)', () => {
   it('posts {input, model, is_query} to /pooling and parses per-token vectors', async () => {

@@ -6,16 +6,9 @@ import {
   splitForClaims,
   verbatimEvidence,
 } from '@tessera/extractors';
+import { closedPortUrl, failure, useServers } from '@tessera/testing';
 import { describe, expect, it } from 'vitest';
-import {
-  type ChatRequest,
-  closedPortUrl,
-  failure,
-  openAIChat,
-  promptText,
-  userMessage,
-  useServers,
-} from './servers';
+import { type ChatRequest, openAIChat, promptText, userMessage } from './servers';
 
 const servers = useServers();
 const context = { sourceDocId: 'talks/curie.mp4', segmentId: 'transcript_1', priorEntities: [] };

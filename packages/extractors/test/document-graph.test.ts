@@ -10,16 +10,9 @@ import {
   OpenAIClaimExtractor,
 } from '@tessera/extractors';
 import { EdgeInput, edgeId, NodeInput, UpsertRequest } from '@tessera/graph';
+import { closedPortUrl, failure, type SeenRequest, useServers } from '@tessera/testing';
 import { describe, expect, it } from 'vitest';
-import {
-  closedPortUrl,
-  failure,
-  openAIChat,
-  promptText,
-  type SeenRequest,
-  userMessage,
-  useServers,
-} from './servers';
+import { openAIChat, promptText, userMessage } from './servers';
 
 const servers = useServers();
 const DOC = 'talks/curie.mp4';

@@ -1,6 +1,6 @@
 import { ENTITY_LABELS, EntityExtractionError, GlinerEntityExtractor } from '@tessera/extractors';
+import { closedPortUrl, failure, type SeenRequest, useServers } from '@tessera/testing';
 import { describe, expect, it } from 'vitest';
-import { closedPortUrl, failure, type SeenRequest, useServers } from './servers';
 
 const servers = useServers();
 const context = { sourceDocId: 'uploads/curie.pdf', segmentId: 'page_3' };

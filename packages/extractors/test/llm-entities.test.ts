@@ -1,6 +1,7 @@
 import { ENTITY_LABELS, EntityExtractionError, OpenAIEntityExtractor } from '@tessera/extractors';
+import { closedPortUrl, failure, useServers } from '@tessera/testing';
 import { describe, expect, it } from 'vitest';
-import { closedPortUrl, failure, openAIChat, promptText, useServers } from './servers';
+import { openAIChat, promptText } from './servers';
 
 const servers = useServers();
 const context = { sourceDocId: 'notes.md', segmentId: 'document' };

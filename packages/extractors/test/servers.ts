@@ -3,102 +3,8 @@
  * (`POST /predict_entities`) and an OpenAI-compatible `POST /v1/chat/completions` that refuses any request
  * without a strict `json_schema` response format, as a structured-output server would.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach } from 'vitest';
+import type { Reply, SeenRequest } from '@tessera/testing';
 
-export interface SeenRequest {
-  method: string;
-  url: string;
-  headers: IncomingMessage['headers'];
-  body: unknown;
-}
-
-/** An answer: status and JSON or raw text, optionally after a delay; or no answer at all. */
-export type Reply = { status: number; json?: unknown; text?: string; delayMs?: number } | 'hang';
-
-export interface TestServer {
-  url: string;
-  requests: SeenRequest[];
-  /** Most requests open at the same time. */
-  maxInFlight: number;
-  close(): Promise<void>;
-}
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return `http://127.0.0.1:${port}`;
-}
-
-export async function startServer(
-  reply: (request: SeenRequest, count: number) => Reply | Promise<Reply>,
-): Promise<TestServer> {
-  const state: TestServer = { url: '', requests: [], maxInFlight: 0, close: async () => {} };
-  let inFlight = 0;
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    inFlight++;
-    state.maxInFlight = Math.max(state.maxInFlight, inFlight);
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', async () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: unknown = raw;
-      try {
-        body = raw ? JSON.parse(raw) : null;
-      } catch {
-        // kept as text
-      }
-      const seen: SeenRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
-      state.requests.push(seen);
-      let answer: Reply;
-      try {
-        answer = await reply(seen, state.requests.length);
-      } catch (error) {
-        // An assertion inside the fake fails the request loudly, so the test sees it.
-        answer = { status: 418, json: { error: { message: `fake server assertion: ${String(error)}` } } };
-      }
-      if (answer === 'hang') return;
-      const { status, json, text, delayMs } = answer;
-      if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
-      inFlight--;
-      res.writeHead(status, { 'content-type': json !== undefined ? 'application/json' : 'text/plain' });
-      res.end(json !== undefined ? JSON.stringify(json) : (text ?? ''));
-    });
-  });
-  state.url = await listen(server);
-  state.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  return state;
-}
-
-/** A loopback URL with nothing listening: a port the system just handed out and that was closed again. */
-export async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  const url = await listen(server);
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return url;
-}
-
-/** Starts servers for a test file; each is closed after its test. */
-export function useServers(): { start(...args: Parameters<typeof startServer>): Promise<TestServer> } {
-  const open: TestServer[] = [];
-  afterEach(async () => {
-    await Promise.all(open.splice(0).map((server) => server.close()));
-  });
-  return {
-    async start(...args) {
-      const server = await startServer(...args);
-      open.push(server);
-      return server;
-    },
-  };
-}
-
-/** The chat request's messages, response format and sampling settings. */
 export interface ChatRequest {
   model: string;
   messages: { role: string; content: string }[];
@@ -163,14 +69,4 @@ export function userMessage(request: ChatRequest): string {
 export function promptText(request: ChatRequest): string {
   const match = /"""\n([\s\S]*)\n"""/.exec(userMessage(request));
   return match ? match[1]! : '';
-}
-
-/** The error a call fails with; throws if it succeeds. */
-export async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to fail');
 }
