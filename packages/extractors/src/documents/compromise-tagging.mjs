@@ -36,9 +36,7 @@ function bulkMatch(document, net, methods, opts = {}) {
       const found = methods.one.match([document[n]], rule);
       for (const pointer of found.ptrs) {
         pointer[0] = n;
-        const todo = Object.assign({}, rule, { pointer });
-        if (rule.unTag !== undefined) todo.unTag = rule.unTag;
-        results.push(todo);
+        results.push({ ...rule, pointer });
       }
       if (found.ptrs.length > 0 && opts.matchOne === true) return [results[0]];
     }
