@@ -70,6 +70,21 @@ describe('POST /ingestion/upload (integration)', () => {
     expect(marie.label).toBe('Person');
   });
 
+  it('sets the graph ids on the chunks of every file of a several-file upload', async () => {
+    const { body } = await upload(rt.url, { tenant_id: 'acme', wait: 'true' }, [
+      { name: 'lovelace.md', content: 'Ada Lovelace wrote the first program for the Analytical Engine.' },
+      { name: 'turing.md', content: 'Alan Turing studied computable numbers at Cambridge.' },
+    ]);
+    expect(body).toMatchObject({ status: 'complete', documents_fed: 2 });
+    const ids = async (query: string, source: string) => {
+      const found = await search('acme', query);
+      return found.body.results.find((r: { source_doc_id: string }) => r.source_doc_id === source).fields
+        .entity_ids as string[];
+    };
+    expect(await ids('first program Analytical Engine', 'lovelace.md')).toContain('ada_lovelace');
+    expect(await ids('computable numbers Cambridge', 'turing.md')).toContain('alan_turing');
+  });
+
   it('reports the job as status entries and as task events whose replay is identical', async () => {
     const { status, body } = await upload(rt.url, { tenant_id: 'acme' }, [
       { name: 'notes/radium.txt', content: 'Radium glows faintly in the dark.\n\nIt was isolated in 1902.' },

@@ -183,12 +183,18 @@ export async function indexSources(
 }
 
 /**
- * Sets fields of a source's documents already indexed (the back-references of the graph pass), in one
- * commit and without encoding anything again; `documents` are the source's documents as fed, in order.
+ * Sets fields of documents already indexed (the back-references of the graph pass), for several sources of
+ * one profile in one commit and without encoding anything again; each source's `documents` are as fed, in
+ * order, holding the fields to set.
  */
 export async function patchDocuments(
   deps: ContentDeps,
-  request: IndexRequest & { fields: string[] },
+  request: {
+    tenantId: string;
+    profile: string;
+    fields: string[];
+    sources: { sourceDocId: string; documents: DocumentInput[] }[];
+  },
 ): Promise<void> {
   const profile = resolveProfile(deps, request.profile);
   const { tenant } = await requireTenant(deps.tenancy, request.tenantId);
@@ -203,9 +209,11 @@ export async function patchDocuments(
     schema,
     template,
     request.fields,
-    request.documents.map((doc, position) => ({
-      ...doc.fields,
-      document_id: documentIdOf(request.sourceDocId, doc, position),
-    })),
+    request.sources.flatMap((source) =>
+      source.documents.map((doc, position) => ({
+        ...doc.fields,
+        document_id: documentIdOf(source.sourceDocId, doc, position),
+      })),
+    ),
   );
 }

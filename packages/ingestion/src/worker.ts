@@ -5,7 +5,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { indexSources, patchDocuments } from '@tessera/content';
+import { type DocumentInput, indexSources, patchDocuments } from '@tessera/content';
 import { failpoint, faultpoint, HttpError, log, mapBounded, stallpoint, withDeadline } from '@tessera/core';
 import { QUEUED_INGESTION_LEASE_MS, TaskReporter as Reporter, type TaskReporter } from '@tessera/events';
 import type { SQSRecord } from 'aws-lambda';
@@ -438,22 +438,21 @@ async function finishFiles(deps: IngestionDeps, job: JobRecord, prepared: Prepar
     }
   }
   failpoint('ingestion.after_feed');
+  const patches = new Map<string, { sourceDocId: string; documents: DocumentInput[] }[]>();
   for (const [index, item] of pending.entries()) {
     if (item.outcome) continue;
     const { file, output } = item;
     const graph = await extractGraph(deps, job.tenant_id, file.name, output!, extracted[index]);
     if (graph.backReferences) {
-      // Only the back-reference fields change: the stored documents keep their vectors.
-      await patchDocuments(deps.content, {
-        tenantId: job.tenant_id,
-        profile: file.profile,
+      const sources = patches.get(file.profile) ?? [];
+      sources.push({
         sourceDocId: file.name,
-        fields: BACK_REFERENCES,
         documents: output!.documents.map((document, index) => ({
           ...document,
           fields: graph.backReferences![index]!,
         })),
       });
+      patches.set(file.profile, sources);
     }
     item.outcome = {
       ...item.base,
@@ -463,6 +462,15 @@ async function finishFiles(deps: IngestionDeps, job: JobRecord, prepared: Prepar
       graph_edges: graph.edges,
       extraction: graph.note,
     };
+  }
+  // Only the back-reference fields change, in one commit per profile: the stored documents keep their vectors.
+  for (const [profile, sources] of patches) {
+    await patchDocuments(deps.content, {
+      tenantId: job.tenant_id,
+      profile,
+      fields: BACK_REFERENCES,
+      sources,
+    });
   }
   // Recorded once everything of the file is stored: a crash before this feeds the file again on redelivery.
   await deps.jobs.recordSources(
