@@ -2,25 +2,28 @@
  * Writes event rows in batches. Rows handed over while a batch is in flight wait and go together in the
  * next one, so concurrent appends, across tasks as within one, share BatchWriteItem requests instead of
  * sending a PutItem each; a lone row goes out at once, with no timer to wait for. Removals of trimmed rows
- * go the same way.
+ * go the same way. Rows are marshalled here and sent with the plain client (see `dynamoClient`).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  BatchWriteCommand,
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  PutCommand,
-} from '@aws-sdk/lib-dynamodb';
+  BatchWriteItemCommand,
+  DeleteItemCommand,
+  type DynamoDBClient,
+  PutItemCommand,
+  type WriteRequest,
+} from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 
 /** An event row's key: the task and its zero-padded offset. */
 export type EventKey = { task_id: string; offset_key: string };
 /** An event row: its key and the event. */
 export type EventRow = EventKey & Record<string, unknown>;
 
-type Write = { PutRequest: { Item: EventRow } } | { DeleteRequest: { Key: EventKey } };
-
 interface Waiting {
-  write: Write;
+  /** The write as BatchWriteItem takes it, marshalled. */
+  write: WriteRequest;
+  /** Task and offset: what DynamoDB names when it leaves the write unprocessed. */
+  key: string;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -30,33 +33,31 @@ const BATCH = 25;
 /** Rows DynamoDB leaves unprocessed (throttling) are sent again this many times, backing off. */
 const RESENDS = 8;
 
-const keyOf = (write: Write) => {
-  const key = 'PutRequest' in write ? write.PutRequest.Item : write.DeleteRequest.Key;
-  return `${key.task_id}/${key.offset_key}`;
-};
+const keyOf = (item: Record<string, { S?: string }> | undefined) =>
+  `${item?.task_id?.S}/${item?.offset_key?.S}`;
 
 export class EventRowWriter {
   private waiting: Waiting[] = [];
   private writing = false;
 
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DynamoDBClient,
     private readonly table: string,
   ) {}
 
   /** Resolves once the row is stored. */
   put(row: EventRow): Promise<void> {
-    return this.enqueue({ PutRequest: { Item: row } });
+    return this.enqueue({ PutRequest: { Item: marshall(row, { removeUndefinedValues: true }) } }, row);
   }
 
   /** Resolves once the row is gone. */
   remove(key: EventKey): Promise<void> {
-    return this.enqueue({ DeleteRequest: { Key: key } });
+    return this.enqueue({ DeleteRequest: { Key: marshall(key) } }, key);
   }
 
-  private enqueue(write: Write): Promise<void> {
+  private enqueue(write: WriteRequest, key: EventKey): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ write, resolve, reject });
+      this.waiting.push({ write, key: `${key.task_id}/${key.offset_key}`, resolve, reject });
       if (this.writing) return;
       this.writing = true;
       // Rows handed over in the same turn of the event loop go in the first batch.
@@ -93,10 +94,12 @@ export class EventRowWriter {
   private async send(batch: Waiting[]): Promise<void> {
     if (batch.length === 1) {
       const { write, resolve } = batch[0]!;
-      if ('PutRequest' in write) {
-        await this.client.send(new PutCommand({ TableName: this.table, Item: write.PutRequest.Item }));
+      if (write.PutRequest) {
+        await this.client.send(new PutItemCommand({ TableName: this.table, Item: write.PutRequest.Item }));
       } else {
-        await this.client.send(new DeleteCommand({ TableName: this.table, Key: write.DeleteRequest.Key }));
+        await this.client.send(
+          new DeleteItemCommand({ TableName: this.table, Key: write.DeleteRequest!.Key }),
+        );
       }
       resolve();
       return;
@@ -106,15 +109,17 @@ export class EventRowWriter {
       if (resend > RESENDS) throw new Error(`DynamoDB left ${pending.length} event rows unprocessed`);
       if (resend > 0) await sleep(25 * 2 ** resend);
       const { UnprocessedItems } = await this.client.send(
-        new BatchWriteCommand({
+        new BatchWriteItemCommand({
           RequestItems: { [this.table]: pending.map(({ write }) => write) },
         }),
       );
       const unprocessed = new Set(
-        (UnprocessedItems?.[this.table] ?? []).map((write) => keyOf(write as Write)),
+        (UnprocessedItems?.[this.table] ?? []).map((write) =>
+          keyOf(write.PutRequest?.Item ?? write.DeleteRequest?.Key),
+        ),
       );
-      for (const waiting of pending) if (!unprocessed.has(keyOf(waiting.write))) waiting.resolve();
-      pending = pending.filter((waiting) => unprocessed.has(keyOf(waiting.write)));
+      for (const waiting of pending) if (!unprocessed.has(waiting.key)) waiting.resolve();
+      pending = pending.filter((waiting) => unprocessed.has(waiting.key));
     }
   }
 }

@@ -7,6 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import {
+  type DynamoDBClient,
+  QueryCommand as QueryItemsCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import {
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
@@ -15,8 +20,9 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { ConflictError, NotFoundError } from '@tessera/core';
-import { conditional, documentClient, resourceName, tables } from '@tessera/platform';
+import { conditional, documentClient, dynamoClient, resourceName, tables } from '@tessera/platform';
 import { type EventBody, isTerminal, type TaskEvent, type TaskKind } from './model';
 import { EventRowWriter } from './rows';
 
@@ -37,7 +43,6 @@ export interface TaskRecord {
   first_offset: number;
   ended: boolean;
   ended_at?: number;
-  last_event_at?: number;
   lease_owner: string;
   lease_expires_at: number;
   cancel_requested: boolean;
@@ -76,8 +81,10 @@ export class TaskEventStore {
   constructor(
     private readonly client: DynamoDBDocumentClient = documentClient(),
     private readonly now: () => number = Date.now,
+    /** The plain client of the hot paths (offsets, event rows, reads), which marshal their own items. */
+    private readonly items: DynamoDBClient = dynamoClient(),
   ) {
-    this.rows = new EventRowWriter(client, this.events);
+    this.rows = new EventRowWriter(items, this.events);
   }
 
   /** Registers a task; ids are never reused. */
@@ -227,24 +234,23 @@ export class TaskEventStore {
   private async takeOffsets(taskId: string, group: PendingAppend[]): Promise<TaskRecord> {
     const terminal = isTerminal(group[group.length - 1]!.body);
     const updated = await conditional(() =>
-      this.client.send(
-        new UpdateCommand({
+      this.items.send(
+        new UpdateItemCommand({
           TableName: this.queues,
-          Key: { task_id: taskId },
-          UpdateExpression: `ADD next_offset :count SET last_event_at = :now${terminal ? ', ended = :true, ended_at = :now' : ''}`,
+          Key: marshall({ task_id: taskId }),
+          UpdateExpression: `ADD next_offset :count${terminal ? ' SET ended = :true, ended_at = :now' : ''}`,
           ConditionExpression: 'attribute_exists(task_id) AND ended = :false',
-          ExpressionAttributeValues: {
+          ExpressionAttributeValues: marshall({
             ':count': group.length,
-            ':now': group[group.length - 1]!.at,
             ':false': false,
-            ...(terminal ? { ':true': true } : {}),
-          },
+            ...(terminal ? { ':true': true, ':now': group[group.length - 1]!.at } : {}),
+          }),
           ReturnValues: 'ALL_NEW',
         }),
       ),
     );
-    if (!updated) throw new ConflictError(`Task ${taskId} is unknown or has already ended`);
-    return updated.Attributes as TaskRecord;
+    if (!updated?.Attributes) throw new ConflictError(`Task ${taskId} is unknown or has already ended`);
+    return unmarshall(updated.Attributes) as TaskRecord;
   }
 
   /** Keeps a workflow's newest 1,000 events, once offsets `from` up to `next` (excluded) were taken. */
@@ -282,16 +288,16 @@ export class TaskEventStore {
 
   /** Events from `from` on (a reader behind the retained window starts at the oldest retained one). */
   async read(taskId: string, from: number, limit = 500): Promise<TaskEvent[]> {
-    const { Items } = await this.client.send(
-      new QueryCommand({
+    const { Items } = await this.items.send(
+      new QueryItemsCommand({
         TableName: this.events,
         KeyConditionExpression: 'task_id = :task AND offset_key >= :from',
-        ExpressionAttributeValues: { ':task': taskId, ':from': pad(Math.max(0, from)) },
+        ExpressionAttributeValues: { ':task': { S: taskId }, ':from': { S: pad(Math.max(0, from)) } },
         ConsistentRead: true,
         Limit: limit,
       }),
     );
-    return (Items ?? []).map((item) => JSON.parse(String(item.event)) as TaskEvent);
+    return (Items ?? []).map((item) => JSON.parse(String(item.event?.S)) as TaskEvent);
   }
 
   /** Renews the producer's lease; answers the cancellation, or undefined when the lease was lost. */

@@ -2,18 +2,19 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
-  BatchWriteCommand,
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { documentClient, resourceName, tables } from '@tessera/platform';
+  BatchWriteItemCommand,
+  DeleteItemCommand,
+  type DynamoDBClient,
+  PutItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { documentClient, dynamoClient, resourceName, tables } from '@tessera/platform';
 import { startLocalBackends } from '@tessera/runtime';
 import { describe, expect, it } from 'vitest';
 import { type EventRow, EventRowWriter } from '../src/rows';
 
-type Command = BatchWriteCommand | PutCommand | DeleteCommand;
+type Command = BatchWriteItemCommand | PutItemCommand | DeleteItemCommand;
 
 /** A DynamoDB client that records what it is sent and answers with `answer`. */
 function fakeClient(answer: (command: Command) => Promise<unknown> = async () => ({})) {
@@ -23,7 +24,7 @@ function fakeClient(answer: (command: Command) => Promise<unknown> = async () =>
       sent.push(command);
       return answer(command);
     },
-  } as unknown as DynamoDBDocumentClient;
+  } as unknown as DynamoDBClient;
   return { client, sent };
 }
 
@@ -34,10 +35,12 @@ const row = (offset: number, extra: Record<string, unknown> = {}): EventRow => (
   ...extra,
 });
 
+/** The rows a command stores, unmarshalled. */
 const batchRows = (command: Command) =>
-  command instanceof BatchWriteCommand
+  (command instanceof BatchWriteItemCommand
     ? (command.input.RequestItems?.events ?? []).map((request) => request.PutRequest?.Item)
-    : ['Item' in command.input ? command.input.Item : undefined];
+    : ['Item' in command.input ? command.input.Item : undefined]
+  ).map((item) => item && unmarshall(item));
 
 const validationError = () =>
   Object.assign(new Error('Item size has exceeded the maximum allowed size'), {
@@ -50,11 +53,11 @@ describe('EventRowWriter', () => {
     const writer = new EventRowWriter(client, 'events');
     await Promise.all(Array.from({ length: 30 }, (_, i) => writer.put(row(i))));
     expect(sent.map((command) => [command.constructor.name, batchRows(command).length])).toEqual([
-      ['BatchWriteCommand', 25],
-      ['BatchWriteCommand', 5],
+      ['BatchWriteItemCommand', 25],
+      ['BatchWriteItemCommand', 5],
     ]);
     await writer.put(row(30));
-    expect(sent[2]).toBeInstanceOf(PutCommand);
+    expect(sent[2]).toBeInstanceOf(PutItemCommand);
     expect(batchRows(sent[2]!)).toEqual([row(30)]);
   });
 
@@ -64,13 +67,13 @@ describe('EventRowWriter', () => {
     const key = { task_id: 'task', offset_key: row(0).offset_key };
     await Promise.all([writer.put(row(1000)), writer.remove(key)]);
     expect(sent).toHaveLength(1);
-    expect((sent[0] as BatchWriteCommand).input.RequestItems?.events).toEqual([
-      { PutRequest: { Item: row(1000) } },
-      { DeleteRequest: { Key: key } },
+    expect((sent[0] as BatchWriteItemCommand).input.RequestItems?.events).toEqual([
+      { PutRequest: { Item: marshall(row(1000)) } },
+      { DeleteRequest: { Key: marshall(key) } },
     ]);
     await writer.remove(key);
-    expect(sent[1]).toBeInstanceOf(DeleteCommand);
-    expect((sent[1] as DeleteCommand).input.Key).toEqual(key);
+    expect(sent[1]).toBeInstanceOf(DeleteItemCommand);
+    expect((sent[1] as DeleteItemCommand).input.Key).toEqual(marshall(key));
   });
 
   it('gathers the rows handed over while a batch is in flight into the next batch', async () => {
@@ -93,7 +96,7 @@ describe('EventRowWriter', () => {
 
   it('sends the rows DynamoDB left unprocessed again until they are stored', async () => {
     const { client, sent } = fakeClient(async () =>
-      sent.length === 1 ? { UnprocessedItems: { events: [{ PutRequest: { Item: row(1) } }] } } : {},
+      sent.length === 1 ? { UnprocessedItems: { events: [{ PutRequest: { Item: marshall(row(1)) } }] } } : {},
     );
     const writer = new EventRowWriter(client, 'events');
     await Promise.all([0, 1, 2].map((offset) => writer.put(row(offset))));
@@ -135,7 +138,7 @@ describe('EventRowWriter with the emulated DynamoDB (integration)', () => {
     const emulators = await startLocalBackends(mkdtempSync(path.join(tmpdir(), 'rows-')));
     try {
       const table = resourceName(tables.taskEvents);
-      const writer = new EventRowWriter(documentClient(), table);
+      const writer = new EventRowWriter(dynamoClient(), table);
       // Handed over in one turn, the three rows go out in one BatchWriteItem, which DynamoDB refuses whole.
       const results = await Promise.allSettled([
         writer.put(row(0)),

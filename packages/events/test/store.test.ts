@@ -1,10 +1,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { HttpError } from '@tessera/core';
-import { documentClient } from '@tessera/platform';
+import { dynamoClient } from '@tessera/platform';
 import { type Emulators, startLocalBackends } from '@tessera/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runWorkflow, TaskEventStore, TaskReporter } from '../src/index';
@@ -72,6 +72,7 @@ describe('TaskEventStore', () => {
     const other = new TaskEventStore(
       DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })),
       () => Date.now() + clock.offset,
+      new DynamoDBClient({ region: 'us-east-1', cacheMiddleware: true }),
     );
     const taskId = id();
     await open(taskId);
@@ -96,15 +97,18 @@ describe('TaskEventStore', () => {
 
   it('gives the appends made to one task while its offset update is in flight the next offsets, in order, with one update', async () => {
     const updates: string[] = [];
-    const client = documentClient();
+    const client = dynamoClient();
     const counting = {
       send: (command: Parameters<typeof client.send>[0]) => {
-        if (command instanceof UpdateCommand && command.input.UpdateExpression?.startsWith('ADD next_offset'))
-          updates.push(String(command.input.ExpressionAttributeValues?.[':count']));
+        if (
+          command instanceof UpdateItemCommand &&
+          command.input.UpdateExpression?.startsWith('ADD next_offset')
+        )
+          updates.push(String(command.input.ExpressionAttributeValues?.[':count']?.N));
         return client.send(command);
       },
-    } as DynamoDBDocumentClient;
-    const counted = new TaskEventStore(counting);
+    } as DynamoDBClient;
+    const counted = new TaskEventStore(undefined, undefined, counting);
     const taskId = id();
     await open(taskId);
     await store.cancel(taskId, 'workflow', 'stop soon');

@@ -13,6 +13,7 @@ import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
 import S3rver from 's3rver';
 import { lockDataDir } from './data-lock';
+import { rememberDynaliteParses } from './dynalite-expressions';
 import { readDynaliteSynchronously } from './dynalite-level';
 
 export interface Emulators {
@@ -93,6 +94,7 @@ export async function startEmulators(options: {
   const lock = lockDataDir(options.dataDir);
 
   readDynaliteSynchronously();
+  rememberDynaliteParses();
   const dynamo = dynalite({ path: dynamoDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const dynamoAddress = await listen(dynamo, 0, options.host);
   const sqs = await startFauxqs({ port: 0, host: options.host, logger: false });
