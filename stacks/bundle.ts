@@ -39,6 +39,17 @@ const LAYER_IMPORTS = ['@lancedb/lancedb', 'apache-arrow'];
 /** Bump when the layer's layout changes, so the asset hash changes with it. */
 const LAYER_FORMAT = 1;
 
+/**
+ * Worker-thread modules a handler starts from a file beside its own (`new URL('./<name>', import.meta.url)`):
+ * each is bundled on its own and copied into every bundle that inlines the module that starts it.
+ */
+const THREAD_MODULES = [
+  {
+    file: path.join(repoRoot, 'packages/extractors/src/documents/compromise-worker.mjs'),
+    startedBy: path.join(repoRoot, 'packages/extractors/src/documents/compromise.ts'),
+  },
+];
+
 /** Lets CommonJS dependencies inlined into the ESM bundle call `require`. */
 const BANNER =
   "import { createRequire as __tesseraCreateRequire } from 'node:module';" +
@@ -124,8 +135,8 @@ function layerShims(): Map<string, string> {
 const bundles = new Map<string, HandlerBundle>();
 
 /**
- * Bundles each `functions/<module>.ts` once per process: ESM `index.mjs` for Node 22 with `configs/` beside
- * it. Modules not yet built are built in one esbuild run, which parses their shared dependencies once.
+ * Bundles each `functions/<module>.ts` once per process: ESM `index.mjs` for Node 22 with `configs/` and the
+ * worker-thread modules it starts beside it. Modules not yet built are built in one esbuild run, which parses their shared dependencies once.
  */
 export function bundleHandlerModules(modules: Iterable<string>): Map<string, HandlerBundle> {
   const wanted = [...new Set(modules)];
@@ -143,7 +154,10 @@ function build(modules: string[]): void {
   const scratch = mkdtempSync(path.join(cacheDir, 'build-'));
   try {
     const result = esbuild().buildSync({
-      entryPoints: [...entries].map(([file, module]) => ({ in: file, out: `${outName(module)}/index` })),
+      entryPoints: [
+        ...[...entries].map(([file, module]) => ({ in: file, out: `${outName(module)}/index` })),
+        ...THREAD_MODULES.map(({ file }) => ({ in: file, out: `threads/${path.basename(file, '.mjs')}` })),
+      ],
       outdir: scratch,
       outExtension: { '.js': '.mjs' },
       absWorkingDir: repoRoot,
@@ -162,11 +176,14 @@ function build(modules: string[]): void {
       if (!module) continue;
       const built = path.join(scratch, outName(module));
       cpSync(configsDir, path.join(built, 'configs'), { recursive: true });
+      const inputs = new Set(Object.keys(output.inputs).map((input) => path.resolve(repoRoot, input)));
+      for (const { file, startedBy } of THREAD_MODULES) {
+        if (inputs.has(startedBy))
+          cpSync(path.join(scratch, 'threads', path.basename(file)), path.join(built, path.basename(file)));
+      }
       const dir = path.join(bundlesDir, `${outName(module)}-${hashDirectory(built).slice(0, 16)}`);
       publish(built, dir);
-      const usesSearchLayer = Object.keys(output.inputs).some((input) =>
-        shimFiles.has(path.resolve(repoRoot, input)),
-      );
+      const usesSearchLayer = [...inputs].some((input) => shimFiles.has(input));
       bundles.set(module, { dir, usesSearchLayer });
     }
   } finally {

@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { bundleHandlerModules, searchLayer } from '@tessera/stacks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -61,6 +62,45 @@ describe('bundleHandlerModules', () => {
     const { failed, stderr } = await runHealth();
     expect(failed).toBe(true);
     expect(stderr).toMatch(/Cannot find module '(@lancedb\/lancedb|apache-arrow)'/);
+  });
+
+  it('ships the entity tagging thread beside the handlers that start it, and the thread tags on its own', async () => {
+    const bundles = bundleHandlerModules(['workers/ingestion', 'http/health']);
+    expect(existsSync(path.join(bundles.get('http/health')!.dir, 'compromise-worker.mjs'))).toBe(false);
+    const copy = mkdtempSync(path.join(tmpdir(), 'tessera-thread-test-'));
+    try {
+      // Alone in a directory with no node_modules above it: the thread's bundle holds the tagger itself.
+      cpSync(
+        path.join(bundles.get('workers/ingestion')!.dir, 'compromise-worker.mjs'),
+        path.join(copy, 'thread.mjs'),
+      );
+      const worker = new Worker(path.join(copy, 'thread.mjs'));
+      try {
+        const replies: unknown[] = [];
+        const tagged = new Promise<{ tagged: { selections: { people: { text: string }[][] } } }>(
+          (resolve, reject) => {
+            worker.on('message', (reply) => {
+              replies.push(reply);
+              if ('tagged' in reply || 'error' in reply) resolve(reply);
+            });
+            worker.on('error', reject);
+          },
+        );
+        worker.postMessage({
+          text: 'Marie Curie moved to Paris in 1891.',
+          options: { selectionsOnly: true },
+        });
+        const reply = await tagged;
+        expect(replies[0]).toEqual({ ready: true });
+        expect(
+          reply.tagged.selections.people.map((terms) => terms.map((term) => term.text).join(' ')),
+        ).toEqual(['Marie Curie']);
+      } finally {
+        await worker.terminate();
+      }
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('marks only bundles that load LanceDB as needing the search layer', () => {
