@@ -1,6 +1,7 @@
 /**
- * Builds Arrow tables of documents for a template's schema. Vector columns are assembled from flat typed
- * arrays (no per-element objects), which is what keeps feeding fast and its memory flat.
+ * Builds Arrow tables of documents for a template's schema. Vector columns, and columns of strings, numbers,
+ * booleans and lists of strings, are assembled from flat buffers (no per-element objects or builders), which
+ * is what keeps feeding fast and its memory flat.
  */
 import { createRequire } from 'node:module';
 import type { Table as ArrowTable, DataType, Vector } from 'apache-arrow';
@@ -71,6 +72,85 @@ function denseVectors(type: DataType, rows: (Float32Array | number[] | undefined
   );
 }
 
+/** A validity bitmap for `values` (a set bit per present value), and how many are absent. */
+function validity(values: unknown[]): { nullCount: number; nullBitmap?: Uint8Array } {
+  let nullCount = 0;
+  for (const value of values) if (value === null || value === undefined) nullCount++;
+  if (nullCount === 0) return { nullCount };
+  const nullBitmap = new Uint8Array(Math.ceil(values.length / 8));
+  values.forEach((value, i) => {
+    if (value !== null && value !== undefined) nullBitmap[i >> 3]! |= 1 << (i & 7);
+  });
+  return { nullCount, nullBitmap };
+}
+
+const absent = (value: unknown) => value === null || value === undefined;
+
+/** Strings as Arrow Utf8 data: one buffer and its offsets (apache-arrow's builder copies value by value). */
+function utf8Data(type: DataType, values: (string | null | undefined)[]) {
+  const valueOffsets = new Int32Array(values.length + 1);
+  let bytes = 0;
+  values.forEach((value, i) => {
+    if (value) bytes += Buffer.byteLength(value);
+    valueOffsets[i + 1] = bytes;
+  });
+  const data = Buffer.allocUnsafe(bytes);
+  values.forEach((value, i) => {
+    if (value) data.write(value, valueOffsets[i]!);
+  });
+  return arrow.makeData({ type, length: values.length, ...validity(values), valueOffsets, data } as never);
+}
+
+/** Columns of strings, numbers, booleans and lists of strings, built from flat buffers; undefined otherwise. */
+function flatColumn(type: DataType, values: unknown[]): Vector | undefined {
+  const { DataType: Type } = arrow;
+  const all = (check: (value: unknown) => boolean) => values.every((value) => absent(value) || check(value));
+  const isString = (value: unknown) => typeof value === 'string';
+  if (Type.isUtf8(type) && all(isString)) return arrow.makeVector(utf8Data(type, values as string[]));
+  const numbers = (Typed: Int32ArrayConstructor | Float32ArrayConstructor | Float64ArrayConstructor) => {
+    if (!all((value) => typeof value === 'number')) return undefined;
+    const data = new Typed(values.length);
+    values.forEach((value, i) => {
+      if (!absent(value)) data[i] = value as number;
+    });
+    return arrow.makeVector(
+      arrow.makeData({ type, length: values.length, ...validity(values), data } as never),
+    );
+  };
+  if (Type.isInt(type) && (type as InstanceType<typeof arrow.Int32>).bitWidth === 32)
+    return numbers(Int32Array);
+  if (Type.isFloat(type)) {
+    const precision = (type as InstanceType<typeof arrow.Float32>).precision;
+    if (precision === arrow.Precision.SINGLE) return numbers(Float32Array);
+    if (precision === arrow.Precision.DOUBLE) return numbers(Float64Array);
+    return undefined;
+  }
+  if (Type.isBool(type) && all((value) => typeof value === 'boolean')) {
+    const data = new Uint8Array(Math.ceil(values.length / 8));
+    values.forEach((value, i) => {
+      if (value === true) data[i >> 3]! |= 1 << (i & 7);
+    });
+    return arrow.makeVector(
+      arrow.makeData({ type, length: values.length, ...validity(values), data } as never),
+    );
+  }
+  const element = Type.isList(type) ? (type as InstanceType<typeof arrow.List>).valueType : undefined;
+  if (element && Type.isUtf8(element)) {
+    if (!all((value) => Array.isArray(value) && value.every(isString))) return undefined;
+    const valueOffsets = new Int32Array(values.length + 1);
+    const strings: string[] = [];
+    values.forEach((value, i) => {
+      if (!absent(value)) strings.push(...(value as string[]));
+      valueOffsets[i + 1] = strings.length;
+    });
+    const child = utf8Data(element, strings);
+    return arrow.makeVector(
+      arrow.makeData({ type, length: values.length, ...validity(values), valueOffsets, child } as never),
+    );
+  }
+  return undefined;
+}
+
 function column(name: string, type: DataType, rows: DocumentRow[]): Vector {
   const values = rows.map((row) => row[name]);
   if (
@@ -89,9 +169,12 @@ function column(name: string, type: DataType, rows: DocumentRow[]): Vector {
       type,
     );
   }
-  return arrow.vectorFromArray(
-    values.map((v) => (v === undefined ? null : v)),
-    type,
+  return (
+    flatColumn(type, values) ??
+    arrow.vectorFromArray(
+      values.map((v) => (v === undefined ? null : v)),
+      type,
+    )
   );
 }
 
