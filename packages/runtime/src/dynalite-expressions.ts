@@ -25,6 +25,8 @@ interface Parser {
 
 /** Parses remembered per parser, dropped all at once when this many pile up. */
 const LIMIT = 2000;
+/** Longer keys (large values) are parsed every time: they would hold memory and rarely come again. */
+const LONGEST_KEY = 4096;
 const PLACEHOLDER = /[#:][0-9A-Za-z_]+/g;
 
 /** A deep copy of plain data (objects, with or without a prototype, arrays, primitives); `undefined` when it holds anything else. */
@@ -42,6 +44,8 @@ function copy(value: unknown): unknown {
   if (prototype !== Object.prototype && prototype !== null) return undefined;
   const fields: Record<string, unknown> = Object.create(prototype);
   for (const [name, field] of Object.entries(value)) {
+    // Assigning an own `__proto__` would change the copy's prototype instead.
+    if (name === '__proto__') return undefined;
     fields[name] = copy(field);
     if (fields[name] === undefined && field !== undefined) return undefined;
   }
@@ -68,6 +72,7 @@ function remember(parser: Parser): void {
     } catch {
       return parse(expression, options);
     }
+    if (key.length > LONGEST_KEY) return parse(expression, options);
     if (parsed.has(key)) {
       const result = parsed.get(key);
       if (typeof result === 'string') return result;

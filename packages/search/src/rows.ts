@@ -140,7 +140,7 @@ function flatColumn(type: DataType, values: unknown[]): Vector | undefined {
     const valueOffsets = new Int32Array(values.length + 1);
     const strings: string[] = [];
     values.forEach((value, i) => {
-      if (!absent(value)) strings.push(...(value as string[]));
+      if (!absent(value)) for (const text of value as string[]) strings.push(text);
       valueOffsets[i + 1] = strings.length;
     });
     const child = utf8Data(element, strings);

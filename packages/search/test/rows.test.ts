@@ -89,6 +89,15 @@ describe('documentTable', () => {
     }
   });
 
+  it('builds a string list of any length (150,000 ids in one cell)', () => {
+    const ids = Array.from({ length: 150_000 }, (_, i) => `id${i}`);
+    const table = documentTable(template, [
+      { document_id: 'a', tags: ids },
+      { document_id: 'b', tags: ['z'] },
+    ]);
+    expect(plain(table.getChild('tags'))).toEqual([ids, ['z']]);
+  });
+
   it('keeps a column holding a value of another kind on the general builder', () => {
     const table = documentTable(template, [
       { document_id: 'a', count: '4' as never, tags: ['x', 5] as never },
