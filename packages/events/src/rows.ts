@@ -4,7 +4,6 @@
  * sending a PutItem each; a lone row goes out at once, with no timer to wait for. Removals of trimmed rows
  * go the same way. Rows are marshalled here and sent with the plain client (see `dynamoClient`).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   BatchWriteItemCommand,
   DeleteItemCommand,
@@ -13,6 +12,7 @@ import {
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
+import { BATCH_WRITE_ITEMS, resending, slices } from '@tessera/platform';
 
 /** An event row's key: the task and its zero-padded offset. */
 export type EventKey = { task_id: string; offset_key: string };
@@ -27,11 +27,6 @@ interface Waiting {
   resolve: () => void;
   reject: (error: unknown) => void;
 }
-
-/** DynamoDB takes at most 25 writes a BatchWriteItem. */
-const BATCH = 25;
-/** Rows DynamoDB leaves unprocessed (throttling) are sent again this many times, backing off. */
-const RESENDS = 8;
 
 const keyOf = (item: Record<string, { S?: string }> | undefined) =>
   `${item?.task_id?.S}/${item?.offset_key?.S}`;
@@ -69,10 +64,7 @@ export class EventRowWriter {
     while (this.waiting.length > 0) {
       const waiting = this.waiting;
       this.waiting = [];
-      const batches = Array.from({ length: Math.ceil(waiting.length / BATCH) }, (_, i) =>
-        waiting.slice(i * BATCH, (i + 1) * BATCH),
-      );
-      await Promise.all(batches.map((batch) => this.write(batch)));
+      await Promise.all(slices(waiting, BATCH_WRITE_ITEMS).map((batch) => this.write(batch)));
     }
     this.writing = false;
   }
@@ -104,10 +96,7 @@ export class EventRowWriter {
       resolve();
       return;
     }
-    let pending = batch;
-    for (let resend = 0; pending.length > 0; resend++) {
-      if (resend > RESENDS) throw new Error(`DynamoDB left ${pending.length} event rows unprocessed`);
-      if (resend > 0) await sleep(25 * 2 ** resend);
+    await resending('event rows', batch, async (pending) => {
       const { UnprocessedItems } = await this.client.send(
         new BatchWriteItemCommand({
           RequestItems: { [this.table]: pending.map(({ write }) => write) },
@@ -119,7 +108,7 @@ export class EventRowWriter {
         ),
       );
       for (const waiting of pending) if (!unprocessed.has(waiting.key)) waiting.resolve();
-      pending = pending.filter((waiting) => unprocessed.has(waiting.key));
-    }
+      return pending.filter((waiting) => unprocessed.has(waiting.key));
+    });
   }
 }

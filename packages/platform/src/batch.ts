@@ -6,19 +6,29 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 const GET_KEYS = 100;
-const PUT_ITEMS = 25;
+/** Writes a BatchWriteItem takes at most. */
+export const BATCH_WRITE_ITEMS = 25;
 /** Times unprocessed keys or items are sent again before the call fails. */
 const RESENDS = 8;
 
 type Item = Record<string, unknown>;
 
-function slices<T>(items: T[], size: number): T[][] {
+/** `items` cut into runs of at most `size`, in order. */
+export function slices<T>(items: T[], size: number): T[][] {
   return Array.from({ length: Math.ceil(items.length / size) }, (_, i) =>
     items.slice(i * size, (i + 1) * size),
   );
 }
 
-async function resending<T>(what: string, pending: T[], send: (items: T[]) => Promise<T[]>): Promise<void> {
+/**
+ * Sends `pending` with `send`, which answers what DynamoDB left unprocessed; sends that again, backing off,
+ * until nothing is left, and fails after 8 resends.
+ */
+export async function resending<T>(
+  what: string,
+  pending: T[],
+  send: (items: T[]) => Promise<T[]>,
+): Promise<void> {
   for (let resend = 0; pending.length > 0; resend++) {
     if (resend > RESENDS) throw new Error(`DynamoDB left ${pending.length} ${what} unprocessed`);
     if (resend > 0) await sleep(25 * 2 ** resend);
@@ -46,7 +56,7 @@ export async function batchGet(client: DynamoDBDocumentClient, table: string, ke
 /** Stores every item (unconditional puts). */
 export async function batchPut(client: DynamoDBDocumentClient, table: string, items: Item[]): Promise<void> {
   await Promise.all(
-    slices(items, PUT_ITEMS).map((slice) =>
+    slices(items, BATCH_WRITE_ITEMS).map((slice) =>
       resending('items', slice, async (pending) => {
         const answer = await client.send(
           new BatchWriteCommand({
