@@ -76,6 +76,17 @@ async function encodeRows(
 }
 
 /**
+ * Where a tenant's documents of a profile go: the profile, the tenant's schema for it (deployed on the
+ * tenant's first write) and the schema's template.
+ */
+async function target(deps: ContentDeps, tenantId: string, profileName: string) {
+  const profile = resolveProfile(deps, profileName);
+  const { tenant } = await requireTenant(deps.tenancy, tenantId);
+  const schema = await ensureTenantSchema(deps.tenancy, tenant.full, profile.schema_name);
+  return { profile, schema, template: deps.tenancy.catalog.get(profile.schema_name)! };
+}
+
+/**
  * Indexes every document of one source (a file, a page) for a tenant, replacing what the source had before,
  * so re-indexing never duplicates. Deploys the profile's schema on the tenant's first write to it.
  * A source of one batch is replaced in one commit; a larger one is written batch by batch (memory stays
@@ -85,10 +96,7 @@ export async function indexDocuments(
   deps: ContentDeps,
   request: IndexRequest,
 ): Promise<{ schema: string; documents: number }> {
-  const profile = resolveProfile(deps, request.profile);
-  const { tenant } = await requireTenant(deps.tenancy, request.tenantId);
-  const schema = await ensureTenantSchema(deps.tenancy, tenant.full, profile.schema_name);
-  const template = deps.tenancy.catalog.get(profile.schema_name)!;
+  const { profile, schema, template } = await target(deps, request.tenantId, request.profile);
   await deps.index.ensureIndexes(schema, template);
   const encoder = deps.encoderFor(profile);
   const generation = Date.now();
@@ -147,7 +155,6 @@ export async function indexSources(
   }
   if (group.length > 0) groups.push(group);
 
-  const profile = resolveProfile(deps, request.profile);
   let schema = '';
   for (const sources of groups) {
     if (sources.length === 1) {
@@ -158,9 +165,8 @@ export async function indexSources(
       }));
       continue;
     }
-    const { tenant } = await requireTenant(deps.tenancy, request.tenantId);
-    schema = await ensureTenantSchema(deps.tenancy, tenant.full, profile.schema_name);
-    const template = deps.tenancy.catalog.get(profile.schema_name)!;
+    const { profile, template, schema: groupSchema } = await target(deps, request.tenantId, request.profile);
+    schema = groupSchema;
     await deps.index.ensureIndexes(schema, template);
     const encoder = deps.encoderFor(profile);
     const generation = Date.now();
@@ -196,10 +202,7 @@ export async function patchDocuments(
     sources: { sourceDocId: string; documents: DocumentInput[] }[];
   },
 ): Promise<void> {
-  const profile = resolveProfile(deps, request.profile);
-  const { tenant } = await requireTenant(deps.tenancy, request.tenantId);
-  const schema = await ensureTenantSchema(deps.tenancy, tenant.full, profile.schema_name);
-  const template = deps.tenancy.catalog.get(profile.schema_name)!;
+  const { profile, schema, template } = await target(deps, request.tenantId, request.profile);
   const known = new Set(template.document.fields.map((field) => field.name));
   const unknown = request.fields.filter((field) => !known.has(field));
   if (unknown.length > 0) {
