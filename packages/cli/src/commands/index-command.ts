@@ -5,17 +5,17 @@
  * upserts it, then prints the summary.
  */
 import { readFile } from 'node:fs/promises';
+import { mapBounded } from '@tessera/core';
 import { Command } from 'commander';
-
-/** The extractors (syntax trees, the entity tagger) load when a tree is indexed, not with every command. */
-const extractors = () => import('@tessera/extractors');
-
 import { type ConnectionOptions, connect, type RuntimeClient } from '../client';
 import { type CliEnv, cliEnv } from '../env';
 import { CliError, settle } from '../errors';
 import { type Output, stdio } from '../output';
 import { Progress } from '../progress';
 import { type WalkedFile, walkTree } from '../walk';
+
+/** The extractors (syntax trees, the entity tagger) load when a tree is indexed, not with every command. */
+const extractors = () => import('@tessera/extractors');
 
 export interface IndexOptions extends ConnectionOptions {
   path: string;
@@ -202,21 +202,17 @@ export async function runIndex(
   if (!options.json) output.out(`Found ${walk.code.length} code files in ${walk.root}`);
 
   const progress = new Progress(walk.code.length, !options.json);
-  const queue = batches(walk.code).map((files, index) => ({ files, index }));
-  const done: BatchDone[] = [];
-  const worker = async () => {
-    for (let batch = queue.shift(); batch; batch = queue.shift()) {
-      done[batch.index] = await indexBatch(client, tenant, batch.files);
-      progress.advance(batch.files.length);
-    }
-  };
-  // Text siblings are extracted here while the server works on the uploads.
-  const [, text] = await Promise.all([
-    Promise.all(Array.from({ length: UPLOADS_IN_FLIGHT }, worker)),
+  // Text siblings are extracted here while the server works on the uploads; batches answer in walk order.
+  const [done, text] = await Promise.all([
+    mapBounded(batches(walk.code), UPLOADS_IN_FLIGHT, async (files) => {
+      const batch = await indexBatch(client, tenant, files);
+      progress.advance(files.length);
+      return batch;
+    }),
     textGraph(walk.text),
   ]);
   progress.done();
-  // Batches in walk order, so the same tree always makes the same upserts.
+  // In walk order, so the same tree always makes the same upserts.
   const outcomes = done.flatMap((batch) => batch.outcomes);
   const errors = [...done.flatMap((batch) => batch.errors), ...text.errors];
   const graph = await upsertGraph(
