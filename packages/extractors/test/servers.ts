@@ -5,6 +5,7 @@
  */
 import type { Reply, SeenRequest } from '@tessera/testing';
 
+/** The chat request's messages, response format and sampling settings. */
 export interface ChatRequest {
   model: string;
   messages: { role: string; content: string }[];

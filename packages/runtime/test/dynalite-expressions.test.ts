@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CreateTableCommand, DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { failure } from '@tessera/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalBackends } from '../src/backends';
 import type { Emulators } from '../src/emulators';
@@ -40,14 +41,11 @@ const update = (id: string, expression: string, values?: Record<string, unknown>
     }),
   );
 
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    return `${(error as Error).name}: ${(error as Error).message}`;
-  }
-  throw new Error('the request was not refused');
-}
+/** How DynamoDB refused a request: the error's name and message. */
+const refusal = async (promise: Promise<unknown>) => {
+  const error = await failure(promise);
+  return `${error.name}: ${error.message}`;
+};
 
 describe('dynalite with remembered expression parses (integration)', () => {
   it('evaluates a repeated expression against each item, not against the item it was first parsed for', async () => {

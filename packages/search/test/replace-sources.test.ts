@@ -20,12 +20,18 @@ const row = (source: string, n: number) => {
   };
 };
 
+/** A content index in a new directory, the test schema deployed and indexed. */
+async function freshIndex(): Promise<LanceContentIndex> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'content-index-'));
+  await new LanceSearchBackend(dir).deploySchema(schema, template);
+  const index = new LanceContentIndex(dir);
+  await index.ensureIndexes(schema, template);
+  return index;
+}
+
 describe('LanceContentIndex.replaceSources', () => {
   it('replaces the documents of every named source in one commit and leaves other sources alone', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'replace-'));
-    await new LanceSearchBackend(dir).deploySchema(schema, template);
-    const index = new LanceContentIndex(dir);
-    await index.ensureIndexes(schema, template);
+    const index = await freshIndex();
     await index.upsert(schema, template, [row('a', 0), row('a', 1), row('a', 2), row('b', 0), row('c', 0)]);
 
     // a shrinks to one document, b is rewritten, c is not named.
@@ -60,10 +66,7 @@ describe('LanceContentIndex.ensureIndexes', () => {
 
 describe('LanceContentIndex.patch', () => {
   it('sets the named fields of stored documents in one commit, leaving their text and vectors', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'patch-'));
-    await new LanceSearchBackend(dir).deploySchema(schema, template);
-    const index = new LanceContentIndex(dir);
-    await index.ensureIndexes(schema, template);
+    const index = await freshIndex();
     await index.upsert(schema, template, [row('a', 0), row('a', 1)]);
     const before = await index.fetch(schema, ['a:0', 'a:1'], ['document_id', 'embedding']);
 

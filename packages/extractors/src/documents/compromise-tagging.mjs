@@ -153,7 +153,8 @@ export function tagText(text, { selectionsOnly = false } = {}) {
   for (const [name, select] of Object.entries(SELECTIONS)) {
     selections[name] = select(doc).docs.map((terms) =>
       terms.map((term) => {
-        selected.set(term, termOf(term));
+        // A term in several selections (a place inside an organization's name) is copied once.
+        if (!selected.has(term)) selected.set(term, termOf(term));
         return selected.get(term);
       }),
     );
