@@ -4,9 +4,11 @@
  * parsing took about half of its time per UpdateItem, for the same few expressions over and over.
  *
  * A parse depends only on the expression, whether it is a key condition, and the names and values of the
- * placeholders it mentions (it checks their types and inlines them), so those make the cache key. A hit
- * answers a copy, because dynalite writes resolved values into an update's tree, and marks the placeholders
- * used, as the parse would have. Parses that throw (syntax errors) are not remembered.
+ * placeholders it mentions (it checks their types and inlines them), so those make the cache key. On a hit:
+ * - the answer is a fresh copy of the remembered tree, because dynalite writes resolved values into an
+ *   update's tree;
+ * - the placeholders are marked used, as the parse would have marked them (dynalite refuses unused ones).
+ * Parses that throw (syntax errors) are not remembered.
  */
 import { createRequire } from 'node:module';
 
@@ -27,6 +29,11 @@ interface Parser {
 const LIMIT = 2000;
 /** Longer keys (large values) are parsed every time: they would hold memory and rarely come again. */
 const LONGEST_KEY = 4096;
+/**
+ * An attribute name (`#name`) or value (`:value`) placeholder: the only tokens of DynamoDB's expression
+ * syntax that start with `#` or `:` (it has no string literals), with the characters dynalite accepts in
+ * their keys.
+ */
 const PLACEHOLDER = /[#:][0-9A-Za-z_]+/g;
 
 /** A deep copy of plain data (objects, with or without a prototype, arrays, primitives); `undefined` when it holds anything else. */
