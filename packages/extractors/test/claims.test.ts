@@ -189,6 +189,25 @@ describe('OpenAIClaimExtractor (integration: loopback OpenAI-compatible server)'
     ]);
   });
 
+  it('drops a claim whose subject or object the model left a pronoun', async () => {
+    const text = 'She discovered polonium in Paris. It is part of a series. Marie Curie won it.';
+    const server = await servers.start(
+      openAIChat(() => ({
+        content: {
+          claims: [
+            claim('She', 'discovered', 'polonium', 'She discovered polonium in Paris.', 0.9),
+            claim('polonium', 'part_of', 'a series', 'It is part of a series.', 0.8),
+            claim('It', 'part_of', 'a series', 'It is part of a series.', 0.8),
+            claim('Marie Curie', 'won', 'it', 'Marie Curie won it.', 0.7),
+            claim('they themselves', 'located_at', 'Paris', text, 0.5),
+          ],
+        },
+      })),
+    );
+    const claims = await extractor(server.url).extract(text, context);
+    expect(claims).toEqual([claim('polonium', 'part_of', 'a series', 'It is part of a series.', 0.8)]);
+  });
+
   it('lists at most the 200 most recent prior entities, a repeated one at its latest place', async () => {
     const server = await servers.start(openAIChat(() => ({ content: { claims: [] } })));
     const priorEntities = Array.from({ length: 250 }, (_, i) => ({ name: `Entity ${i}`, label: 'Concept' }));

@@ -8,6 +8,7 @@ import { normalizeNodeId } from '@tessera/graph/ids';
 import { z } from 'zod';
 import { cutInto } from '../chunking/text';
 import { ClaimExtractionError } from './errors';
+import { onlyFunctionWords } from './filter';
 import { LlmCallError, LlmEndpoint, type LlmEndpointOptions } from './llm';
 import type { Claim, ClaimContext, ClaimExtractor, PriorEntity } from './types';
 import { locate } from './verbatim';
@@ -211,6 +212,8 @@ export class OpenAIClaimExtractor implements ClaimExtractor {
       const subjectId = normalizeNodeId(subject);
       const objectId = normalizeNodeId(object);
       if (subjectId === '' || objectId === '' || subjectId === objectId) continue;
+      // A pronoun the model left unresolved ("She discovered polonium") names no entity: no node for it.
+      if (onlyFunctionWords(subject) || onlyFunctionWords(object)) continue;
       const confidence = Number.isFinite(item.data.confidence)
         ? Math.min(1, Math.max(0, item.data.confidence))
         : 0;

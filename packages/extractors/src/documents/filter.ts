@@ -60,6 +60,19 @@ function isFunctionWord(word: string, term: TaggedTerm | undefined): boolean {
   return word === lower && (AUXILIARIES.has(lower) || ADVERBS.has(lower));
 }
 
+function wordsOf(span: string): RegExpExecArray[] {
+  return [...span.matchAll(/[\p{L}\p{N}][\p{L}\p{N}'’-]*|'[a-z]+/gu)];
+}
+
+/**
+ * Whether a span out of context (a claim's subject or object) is made only of pronouns, auxiliary verbs or
+ * adverbs, by the closed English lists: "She", "it", "they themselves" name nothing a node could stand for.
+ */
+export function onlyFunctionWords(span: string): boolean {
+  const words = wordsOf(span);
+  return words.length > 0 && words.every((word) => isFunctionWord(word[0], undefined));
+}
+
 /**
  * The entities worth keeping, in text order: each re-anchored on `text` (dropped when its text is not there),
  * trimmed of surrounding whitespace, at least two characters long, with a name that gives a node id, not made
@@ -86,7 +99,7 @@ export async function filterEntities(
     while (end > start && /\s/.test(text[end - 1]!)) end--;
     const name = text.slice(start, end);
     if (name.length < MIN_ENTITY_CHARS || normalizeNodeId(name) === '') continue;
-    const words = [...name.matchAll(/[\p{L}\p{N}][\p{L}\p{N}'’-]*|'[a-z]+/gu)];
+    const words = wordsOf(name);
     let onlyFunctionWords = words.length > 0;
     for (const word of words) {
       if (!isFunctionWord(word[0], await termAt(start + word.index))) {
