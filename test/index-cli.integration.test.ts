@@ -11,10 +11,17 @@ const run = promisify(execFile);
 let rt: RuntimeProcess;
 
 async function tessera(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return tesseraAt(rt.url, ...args);
+}
+
+async function tesseraAt(
+  url: string,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(
       process.execPath,
-      [path.join(root, 'packages/cli/bin/tessera.js'), ...args, '--url', rt.url],
+      [path.join(root, 'packages/cli/bin/tessera.js'), ...args, '--url', url],
       { env: { ...process.env, TESSERA_TENANT_ID: 'acme' } },
     );
     return { code: 0, stdout, stderr };
@@ -118,6 +125,49 @@ describe('tessera index (integration)', () => {
     expect(answer.stdout).toMatch(/ {4}bad\.js: bad\.js holds no code to index/);
   });
 
+  it('reports a file the server refuses (over its upload cap) and indexes the rest of its batch', async () => {
+    const capped = await spawnRuntime({ env: { TESSERA_UPLOAD_MAX_BYTES: '4000' } });
+    try {
+      expect((await call(capped.url, 'POST', '/admin/tenants', { tenant_id: 'acme' })).status).toBe(201);
+      const dir = repo({
+        'small.py': 'def small():\n    return 1\n',
+        'large.py': `def large():\n    return ${JSON.stringify('x'.repeat(5000))}\n`,
+        'parity.go': 'package main\n\nfunc parityCheck(n int) bool { return n%2 == 0 }\n',
+      });
+      const answer = await tesseraAt(capped.url, 'index', dir);
+      expect(answer.stderr).toBe('');
+      expect(answer.code).toBe(0);
+      expect(answer.stdout).toContain('Indexed 2/3 files');
+      expect(answer.stdout).toContain('  Errors: 1');
+      expect(answer.stdout).toMatch(/ {4}large\.py: .*upload limit of 4000 bytes \(HTTP 413\)/);
+      const found = await call(capped.url, 'POST', '/search/', {
+        query: 'parity check',
+        tenant_id: 'acme',
+        profile: 'code_lateon_mv',
+      });
+      expect(found.body.results.map((r: { fields: { path: string } }) => r.fields.path)).toContain(
+        'parity.go',
+      );
+    } finally {
+      await capped.stop();
+    }
+  });
+
+  it('counts each graph node and edge once, however many upsert requests carry it', async () => {
+    expect((await call(rt.url, 'POST', '/admin/tenants', { tenant_id: 'counts' })).status).toBe(201);
+    // 1,200 functions, each calling the one before: more nodes and edges than one upsert request carries.
+    const functions = Array.from(
+      { length: 1200 },
+      (_, i) => `def step_${i}():\n    return ${i === 0 ? '0' : `step_${i - 1}()`}\n`,
+    );
+    const dir = repo({ 'chain.py': functions.join('\n') });
+    const answer = await tessera('index', dir, '--tenant', 'counts');
+    expect(answer.code).toBe(0);
+    const stats = (await call(rt.url, 'GET', '/graph/stats?tenant_id=counts')).body;
+    expect(stats.edge_count).toBeGreaterThan(2000);
+    expect(answer.stdout).toContain(`  Graph: ${stats.node_count} nodes, ${stats.edge_count} edges`);
+  });
+
   it('says when a tree has no code files, and refuses other types', async () => {
     const dir = repo({ 'notes.md': 'nothing to index' });
     const empty = await tessera('index', dir);
@@ -125,6 +175,11 @@ describe('tessera index (integration)', () => {
     const docs = await tessera('index', dir, '--type', 'docs');
     expect(docs.code).toBe(1);
     expect(docs.stderr.trim()).toBe("--type docs is not yet implemented. Only 'code' is supported.");
+    const video = await tessera('index', dir, '--type', 'video');
+    expect(video.stderr.trim()).toBe("--type video is not yet implemented. Only 'code' is supported.");
+    const unknown = await tessera('index', dir, '--type', 'bogus');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr.trim()).toBe("Unknown --type 'bogus': expected code, docs or video.");
     const missing = await tessera('index', path.join(dir, 'nope'));
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^Cannot index .*nope/);

@@ -67,7 +67,8 @@ export class RuntimeClient {
       throw this.unreachable(error, timeoutMs);
     }
     const body = parseJson(text);
-    if (status < 200 || status > 299) throw new CliError(`${failureReason(body, text)} (HTTP ${status})`);
+    if (status < 200 || status > 299)
+      throw new CliError(`${failureReason(body, text)} (HTTP ${status})`, status);
     if (body === undefined) {
       throw new CliError(
         `The Tessera runtime at ${this.baseUrl} answered ${path} with a body that is not JSON.`,

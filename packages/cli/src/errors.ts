@@ -3,7 +3,11 @@ import { type Output, stdio } from './output';
 
 /** A failure the user can act on; its message is the whole report. */
 export class CliError extends Error {
-  constructor(message: string) {
+  /** `status`: the HTTP status of the answer that refused the request, when there was one. */
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
     super(message);
     this.name = 'CliError';
   }

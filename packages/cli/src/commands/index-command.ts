@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { mapBounded } from '@tessera/core';
+import { edgeId, normalizeNodeId } from '@tessera/graph/ids';
 import { Command } from 'commander';
 import { type ConnectionOptions, connect, type RuntimeClient } from '../client';
 import { type CliEnv, cliEnv } from '../env';
@@ -89,15 +90,32 @@ async function upload(client: RuntimeClient, tenant: string, files: WalkedFile[]
   return answer;
 }
 
+interface UpsertNode {
+  name: string;
+}
+
+interface UpsertEdge {
+  source: string;
+  relation: string;
+  target: string;
+  segment_id: string;
+  ts_start: number;
+  ts_end: number;
+}
+
+/**
+ * Upserts the run's graph in requests the API's body limit takes, and answers how many distinct nodes (edge
+ * ends included) and edges it holds, as the graph identifies them: a node upserted by several requests (a
+ * symbol many files import) counts once, where the requests' own counts would count it in each.
+ */
 async function upsertGraph(
   client: RuntimeClient,
   tenant: string,
-  nodes: unknown[],
-  edges: unknown[],
+  nodes: UpsertNode[],
+  edges: UpsertEdge[],
 ): Promise<{ nodes: number; edges: number }> {
-  const counts = { nodes: 0, edges: 0 };
   for (let start = 0; start < Math.max(nodes.length, edges.length); start += UPSERT_ITEMS) {
-    const answer = (await client.post(
+    await client.post(
       '/graph/upsert',
       {
         tenant_id: tenant,
@@ -105,16 +123,22 @@ async function upsertGraph(
         edges: edges.slice(start, start + UPSERT_ITEMS),
       },
       120_000,
-    )) as { nodes_upserted: number; edges_upserted: number };
-    counts.nodes += answer.nodes_upserted;
-    counts.edges += answer.edges_upserted;
+    );
   }
-  return counts;
+  const nodeIds = new Set(nodes.map((node) => normalizeNodeId(node.name)));
+  const edgeIds = new Set<string>();
+  for (const edge of edges) {
+    const source = normalizeNodeId(edge.source);
+    const target = normalizeNodeId(edge.target);
+    nodeIds.add(source).add(target);
+    edgeIds.add(edgeId(source, edge.relation, target, edge.segment_id, edge.ts_start, edge.ts_end));
+  }
+  return { nodes: nodeIds.size, edges: edgeIds.size };
 }
 
 /** Graph nodes of the text-like siblings (entities only: no edges without an LLM). */
-async function textGraph(files: WalkedFile[]): Promise<{ nodes: unknown[]; errors: IndexError[] }> {
-  const nodes: unknown[] = [];
+async function textGraph(files: WalkedFile[]): Promise<{ nodes: UpsertNode[]; errors: IndexError[] }> {
+  const nodes: UpsertNode[] = [];
   const errors: IndexError[] = [];
   if (files.length === 0) return { nodes, errors };
   const { chunkText, createEntityExtractor, extractDocumentGraph } = await extractors();
@@ -147,14 +171,39 @@ interface IndexError {
 interface BatchDone {
   outcomes: FileOutcome[];
   errors: IndexError[];
-  nodes: unknown[];
-  edges: unknown[];
+  nodes: UpsertNode[];
+  edges: UpsertEdge[];
+}
+
+/** Statuses that refuse what a request carries (a file over the cap, an empty file), not the run. */
+const REFUSED_CONTENT = new Set([400, 413, 415, 422]);
+
+/**
+ * Uploads a batch. When the server refuses it for what it carries, each file goes up alone, so that one
+ * refused file is reported with its reason and the others are indexed.
+ */
+async function uploadBatch(client: RuntimeClient, tenant: string, files: WalkedFile[]): Promise<BatchDone> {
+  const done: BatchDone = { outcomes: [], errors: [], nodes: [], edges: [] };
+  try {
+    done.outcomes = (await upload(client, tenant, files)).files ?? [];
+  } catch (error) {
+    if (!(error instanceof CliError && REFUSED_CONTENT.has(error.status ?? 0))) throw error;
+    if (files.length === 1) {
+      done.errors.push({ path: files[0]!.relative, message: error.message });
+      return done;
+    }
+    for (const file of files) {
+      const alone = await uploadBatch(client, tenant, [file]);
+      done.outcomes.push(...alone.outcomes);
+      done.errors.push(...alone.errors);
+    }
+  }
+  return done;
 }
 
 /** Uploads a batch, then extracts the code graph of the files the server indexed anew. */
 async function indexBatch(client: RuntimeClient, tenant: string, files: WalkedFile[]): Promise<BatchDone> {
-  const answer = await upload(client, tenant, files);
-  const done: BatchDone = { outcomes: answer.files ?? [], errors: [], nodes: [], edges: [] };
+  const done = await uploadBatch(client, tenant, files);
   const byName = new Map(files.map((file) => [file.relative, file]));
   const { extractCode } = await extractors();
   for (const outcome of done.outcomes) {
@@ -186,7 +235,10 @@ export async function runIndex(
   env: CliEnv = cliEnv,
 ): Promise<number> {
   const type = options.type ?? 'code';
-  if (type !== 'code') throw new CliError(`--type ${type} is not yet implemented. Only 'code' is supported.`);
+  if (type === 'docs' || type === 'video') {
+    throw new CliError(`--type ${type} is not yet implemented. Only 'code' is supported.`);
+  }
+  if (type !== 'code') throw new CliError(`Unknown --type '${type}': expected code, docs or video.`);
   const { client, tenant } = connect(options, env);
   let walk: Awaited<ReturnType<typeof walkTree>>;
   try {
