@@ -202,14 +202,38 @@ describe('POST /ingestion/upload (integration)', () => {
     ['a file of blank lines', 'blank.txt', '\n\n   \n\n', 'EmptyDocument'],
     ['a video', 'clip.mp4', new Uint8Array([0, 0, 0, 0x18, 0x66, 0x74, 0x79, 0x70]), 'UnsupportedContent'],
     ['an image', 'photo.png', new Uint8Array([0x89, 0x50, 0x4e, 0x47]), 'UnsupportedContent'],
+    ['an audio file', 'talk.wav', new Uint8Array([0x52, 0x49, 0x46, 0x46]), 'UnsupportedContent'],
   ])('ends %s failed with a reason and stores no documents for it', async (_, name, content, errorType) => {
     const { status, body } = await upload(rt.url, { tenant_id: 'acme', wait: 'true' }, [{ name, content }]);
     expect(status).toBe(200);
     expect(body).toMatchObject({ status: 'failed', error_type: errorType, documents_fed: 0 });
     expect(body.error).toContain(name);
-    if (errorType === 'UnsupportedContent') expect(body.error).toMatch(/not available yet/);
+    if (errorType === 'UnsupportedContent') {
+      // The message names the pipeline of the file's own kind.
+      const kind = { mp4: 'video', png: 'image', wav: 'audio' }[name.split('.').pop()!];
+      expect(body.error).toMatch(new RegExp(`the ${kind} pipeline \\(.+\\) is not available yet`));
+      if (kind !== 'video') expect(body.error).not.toContain('keyframes');
+    }
     const events = await call(rt.url, 'GET', `/ingestion/${body.job_id}/events`);
     expect(events.body.entries.at(-1)).toMatchObject({ state: 'failed', error_type: errorType });
+  });
+
+  it('reports a failed file of a run of several as a recoverable error, and goes on with the others', async () => {
+    const { status, body } = await upload(rt.url, { tenant_id: 'acme' }, [
+      { name: 'first-of-three.md', content: 'Ada Lovelace wrote notes on the Analytical Engine.' },
+      { name: 'middle.mp4', content: new Uint8Array([0, 0, 0, 0x18, 0x66, 0x74, 0x79, 0x70]) },
+      { name: 'last-of-three.md', content: 'Charles Babbage designed the Difference Engine.' },
+    ]);
+    expect(status).toBe(202);
+    const job = await jobEnded(rt.url, body.job_id);
+    expect(job.result).toMatchObject({ status: 'complete', files_failed: 1, documents_fed: 2 });
+    const errors = job.entries.filter((entry: { event?: { type: string } }) => entry.event?.type === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({
+      state: 'running',
+      event: { error_type: 'ContentProcessingError', recoverable: true },
+    });
+    expect(errors[0].event.error_message).toMatch(/^middle\.mp4: the video pipeline .* not available yet/);
   });
 
   it('says a PDF without a text layer has none', async () => {
@@ -250,7 +274,6 @@ describe('POST /ingestion/upload bad input (integration)', () => {
       400,
       "File 'empty.md' is empty",
     ],
-    ['no file', { tenant_id: 'acme' }, [], 400, "'file' form field"],
     [
       'an unknown profile',
       { tenant_id: 'acme', profile: 'nope' },
@@ -287,10 +310,17 @@ describe('POST /ingestion/upload bad input (integration)', () => {
     expect(await jobsBefore()).toBe(before);
   });
 
-  it('answers 422 without tenant_id and 415 for a body that is not a form', async () => {
+  it('answers 422 without tenant_id or file, and 415 for a body that is not a form', async () => {
+    const before = await jobsBefore();
     const missing = await upload(rt.url, {}, [{ name: 'a.md', content: 'x' }]);
     expect(missing.status).toBe(422);
     expect(missing.body.detail[0]).toMatchObject({ loc: ['body', 'tenant_id'] });
+    const noFile = await upload(rt.url, { tenant_id: 'acme' }, []);
+    expect(noFile.status).toBe(422);
+    expect(noFile.body.detail).toEqual([
+      { type: 'missing', loc: ['body', 'file'], msg: 'Field required', input: { tenant_id: 'acme' } },
+    ]);
+    expect(await jobsBefore()).toBe(before);
     const json = await call(rt.url, 'POST', '/ingestion/upload', { tenant_id: 'acme' });
     expect(json.status).toBe(415);
   });

@@ -233,6 +233,19 @@ async function work(deps: IngestionDeps, job: JobRecord, reporter: TaskReporter)
     const outcomes = await finishFiles(deps, job, prepared);
     if (outcomes.length === 0) continue;
     results.push(...outcomes);
+    if (job.files.length > 1) {
+      // A file that failed does not end a run of several: its failure is reported, and the run goes on.
+      for (const outcome of outcomes) {
+        if (outcome.status !== 'failed') continue;
+        const cause = outcome.error ?? outcome.error_type ?? 'failed';
+        await reporter.report({
+          type: 'error',
+          error_type: 'ContentProcessingError',
+          error_message: cause.includes(outcome.source_doc_id) ? cause : `${outcome.source_doc_id}: ${cause}`,
+          recoverable: true,
+        });
+      }
+    }
     // One progress event a window of files, so a large run does not spend its time reporting.
     await reporter.report({
       type: 'progress',
