@@ -1,9 +1,10 @@
 /** Ingestion workers: the queue's event source, its dead-letter queue, and recovery of idle jobs. */
 
-import { log } from '@tessera/core';
+import { log, tuneV8ForShortJobs } from '@tessera/core';
 import { ingestion, processDeadLetters, processRecords, recoverIdleJobs } from '@tessera/ingestion';
 import type { Context, SQSEvent } from 'aws-lambda';
 
+tuneV8ForShortJobs();
 const deps = ingestion();
 // The entity tagger loads while the function starts, not on the first document.
 deps.entities.warm?.();

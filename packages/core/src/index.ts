@@ -4,3 +4,4 @@ export * from './failpoints';
 export * from './ids';
 export { log } from './log';
 export * from './network';
+export * from './v8';

@@ -1,7 +1,9 @@
 /** `npm start`: runs the platform locally until Ctrl-C. */
-import { log } from '@tessera/core';
+import { log, tuneV8ForShortJobs } from '@tessera/core';
 import { platformEnv } from '@tessera/platform';
 import { startRuntime } from './runtime';
+
+tuneV8ForShortJobs();
 
 try {
   const runtime = await startRuntime();
