@@ -111,7 +111,7 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/ingestion/{id}/events', handler: 'http/ingestion.status' },
 
   { method: 'POST', path: '/events/workflows/{workflow_id}/cancel', handler: 'http/events.cancelWorkflow' },
-  { method: 'POST', path: '/events/ingestion/{job_id}/cancel', handler: 'http/events.cancelIngestion' },
+  { method: 'POST', path: '/events/ingestion/{job_id}/cancel', handler: 'http/ingestion.cancel' },
   { method: 'GET', path: '/events/queues', handler: 'http/events.queues' },
   { method: 'GET', path: '/events/queues/{task_id}', handler: 'http/events.queueInfo' },
   { method: 'GET', path: '/events/queues/{task_id}/offset', handler: 'http/events.queueOffset' },

@@ -349,6 +349,30 @@ describe('presigned uploads and runs over the bucket (integration)', () => {
     expect((await search('acme', 'wombat protocol')).body.results[0].source_doc_id).toBe('presigned.md');
   });
 
+  it('settles a presigned job cancelled before its file came, without waiting for the file', async () => {
+    const { body } = await call(rt.url, 'POST', '/ingestion/uploads', {
+      tenant_id: 'acme',
+      filename: 'never-sent.md',
+      size: 10,
+    });
+    const cancel = await call(rt.url, 'POST', `/events/ingestion/${body.job_id}/cancel`, {
+      reason: 'changed my mind',
+    });
+    expect(cancel.status).toBe(200);
+    const job = await jobEnded(rt.url, body.job_id, 10_000);
+    expect(job).toMatchObject({ state: 'cancelled', reason: 'changed my mind' });
+    expect(job.entries.at(-1)).toMatchObject({ state: 'cancelled', reason: 'changed my mind' });
+    // Its upload URL no longer starts anything.
+    const put = await fetch(body.upload.url, {
+      method: 'PUT',
+      body: 'late bytes',
+      headers: body.upload.headers,
+    });
+    expect(put.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await call(rt.url, 'GET', `/ingestion/${body.job_id}/events`)).body.state).toBe('cancelled');
+  });
+
   it('refuses a presign over the cap or for an unregistered tenant', async () => {
     const big = await call(rt.url, 'POST', '/ingestion/uploads', {
       tenant_id: 'acme',

@@ -1,5 +1,5 @@
 /** Task event routes: SSE streams, cancellation and queue info. */
-import { streamTask, TaskEventStore, type TaskKind, unavailable } from '@tessera/events';
+import { CancelRequest, streamTask, TaskEventStore, type TaskKind, unavailable } from '@tessera/events';
 import { httpRoute, sseRoute } from '@tessera/http';
 import { requireTenant, tenancy } from '@tessera/tenancy';
 import { z } from 'zod';
@@ -31,20 +31,13 @@ const stream = (kind: TaskKind, route: string, param: 'workflow_id' | 'job_id') 
 export const workflowEvents = stream('workflow', '/events/workflows/{workflow_id}', 'workflow_id');
 export const ingestionEvents = stream('ingestion', '/events/ingestion/{job_id}', 'job_id');
 
-const cancelBody = z
-  .object({ reason: z.string().min(1).max(1000).default('Cancelled on request') })
-  .default({ reason: 'Cancelled on request' });
-
-const cancel = (kind: TaskKind, param: 'workflow_id' | 'job_id') =>
-  httpRoute({ path: z.object({ [param]: z.string().min(1) }), body: cancelBody }, async ({ path, body }) => {
-    const taskId = (path as Record<string, string>)[param]!;
-    return store.cancel(taskId, kind, body.reason).catch((error: unknown) => {
-      throw unavailable(taskId, error);
-    });
-  });
-
-export const cancelWorkflow = cancel('workflow', 'workflow_id');
-export const cancelIngestion = cancel('ingestion', 'job_id');
+export const cancelWorkflow = httpRoute(
+  { path: z.object({ workflow_id: z.string().min(1) }), body: CancelRequest },
+  ({ path, body }) =>
+    store.cancel(path.workflow_id, 'workflow', body.reason).catch((error: unknown) => {
+      throw unavailable(path.workflow_id, error);
+    }),
+);
 
 export const queues = httpRoute({ query: z.object({ tenant_id: z.string() }) }, async ({ query }) => {
   const { tenant } = await requireTenant(deps, query.tenant_id);

@@ -1,7 +1,9 @@
 /** Ingestion routes: uploads (posted or presigned), runs over the bucket, and a job's status. */
 import { ValidationError } from '@tessera/core';
+import { CancelRequest, unavailable } from '@tessera/events';
 import { httpRoute, queryBoolean, reply, validate } from '@tessera/http';
 import {
+  cancelJob,
   ingestion,
   ingestionEnv,
   jobStatus,
@@ -93,6 +95,15 @@ export const start = httpRoute(
         keys: body.keys,
       }),
     ),
+);
+
+/** `POST /events/ingestion/{job_id}/cancel`: the task's cancel, and a queued job settled at once. */
+export const cancel = httpRoute(
+  { path: z.object({ job_id: z.string().min(1) }), body: CancelRequest },
+  ({ path, body }) =>
+    cancelJob(deps, path.job_id, body.reason).catch((error: unknown) => {
+      throw unavailable(path.job_id, error);
+    }),
 );
 
 export const status = httpRoute({ path: z.object({ id: z.string().min(1).max(200) }) }, ({ path }) =>

@@ -1,6 +1,7 @@
 export type { TaskEvent } from './model';
 export {
   ArtifactEvent,
+  CancelRequest,
   CompleteEvent,
   ErrorEvent,
   EventBody,

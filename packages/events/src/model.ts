@@ -7,6 +7,11 @@ export type TaskState = z.infer<typeof TaskState>;
 export const TaskKind = z.enum(['workflow', 'ingestion']);
 export type TaskKind = z.infer<typeof TaskKind>;
 
+/** The body of a cancel request: an optional reason (the first reason given stays). */
+export const CancelRequest = z
+  .object({ reason: z.string().min(1).max(1000).default('Cancelled on request') })
+  .default({ reason: 'Cancelled on request' });
+
 export const StatusEvent = z.object({
   type: z.literal('status'),
   state: TaskState,

@@ -12,6 +12,6 @@ export { recoverIdleJobs } from './recovery';
 export { profileFor } from './routing';
 export type { StatusEntry } from './status';
 export { statusEntry } from './status';
-export { enqueueJob, presignUpload, startRun, submitUpload } from './submit';
+export { cancelJob, enqueueJob, presignUpload, startRun, submitUpload } from './submit';
 export { ingestion } from './wiring';
 export { jobsOfMessage, processDeadLetters, processRecords, runJob } from './worker';

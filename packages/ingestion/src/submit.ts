@@ -88,6 +88,21 @@ export async function enqueueJob(deps: IngestionDeps, jobId: string, delaySecond
   );
 }
 
+/**
+ * Cancels a job (the task's cancel: 404 unknown, 409 finished). A job still queued is queued once more, so
+ * that a worker settles it now, without running it: a presigned job whose file never came has no message
+ * of its own, and another job's message may be waiting behind a tenant's slots.
+ */
+export async function cancelJob(
+  deps: IngestionDeps,
+  jobId: string,
+  reason: string,
+): Promise<{ task_id: string; cancelled: true; message: string }> {
+  const answer = await deps.events.cancel(jobId, 'ingestion', reason);
+  if ((await deps.jobs.state(jobId)) === 'queued') await enqueueJob(deps, jobId);
+  return answer;
+}
+
 /** Undoes a submit that failed after storing: its objects go, and a registered job ends failed. */
 async function abandon(deps: IngestionDeps, job: JobRecord, keys: string[], error: unknown): Promise<never> {
   await removeObjects(deps, keys);
