@@ -6,17 +6,15 @@
  */
 import { readFile } from 'node:fs/promises';
 import { mapBounded } from '@tessera/core';
-import { edgeId, normalizeNodeId } from '@tessera/graph/ids';
 import { Command } from 'commander';
 import { type ConnectionOptions, connect, type RuntimeClient } from '../client';
 import { type CliEnv, cliEnv } from '../env';
 import { CliError, settle } from '../errors';
+import { extractors, textGraph, type UpsertEdge, type UpsertNode, upsertGraph } from '../local-graph';
 import { type Output, stdio } from '../output';
 import { Progress } from '../progress';
+import { batches, type FileOutcome, type IndexError, uploadBatch } from '../uploads';
 import { type WalkedFile, walkTree } from '../walk';
-
-/** The extractors (syntax trees, the entity tagger) load when a tree is indexed, not with every command. */
-const extractors = () => import('@tessera/extractors');
 
 export interface IndexOptions extends ConnectionOptions {
   path: string;
@@ -24,149 +22,8 @@ export interface IndexOptions extends ConnectionOptions {
   json?: boolean;
 }
 
-interface FileOutcome {
-  source_doc_id: string;
-  status: 'indexed' | 'skipped' | 'failed';
-  chunks_created: number;
-  documents_fed: number;
-  error?: string;
-}
-
-interface JobAnswer {
-  job_id: string;
-  status: string;
-  files?: FileOutcome[];
-  error?: string;
-}
-
-/** Files an upload carries, and bytes: small enough for the API's 10 MB body limit. */
-const BATCH_FILES = 256;
-const BATCH_BYTES = 8 * 1024 * 1024;
+/** Upload batches in flight at once: the server works on one while the next is sent. */
 const UPLOADS_IN_FLIGHT = 2;
-/** Nodes or edges a graph upsert carries, well inside the API's body limit. */
-const UPSERT_ITEMS = 2000;
-
-function batches(files: WalkedFile[]): WalkedFile[][] {
-  const result: WalkedFile[][] = [];
-  let current: WalkedFile[] = [];
-  let bytes = 0;
-  for (const file of files) {
-    if (current.length > 0 && (current.length >= BATCH_FILES || bytes + file.size > BATCH_BYTES)) {
-      result.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(file);
-    bytes += file.size;
-  }
-  if (current.length > 0) result.push(current);
-  return result;
-}
-
-/** Uploads one batch and answers the job's per-file outcome once the job ended. */
-async function upload(client: RuntimeClient, tenant: string, files: WalkedFile[]): Promise<JobAnswer> {
-  const form = new FormData();
-  form.set('tenant_id', tenant);
-  form.set('wait', 'true');
-  for (const file of files) {
-    form.append('file', new Blob([await readFile(file.absolute)]), file.relative);
-  }
-  let answer = (await client.postForm('/ingestion/upload', form, 120_000)) as JobAnswer;
-  // The server stops waiting after ~25 s and answers the queued job; a longer job is followed through its status.
-  while (answer.status === 'queued') {
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const status = (await client.get(`/ingestion/${answer.job_id}/events`, {})) as {
-      state: string;
-      result?: JobAnswer;
-      error?: string;
-    };
-    if (status.result) answer = status.result;
-    else if (['failed', 'cancelled'].includes(status.state)) {
-      throw new CliError(
-        `Ingestion job ${answer.job_id} ${status.state}: ${status.error ?? 'no reason given'}`,
-      );
-    }
-  }
-  return answer;
-}
-
-interface UpsertNode {
-  name: string;
-}
-
-interface UpsertEdge {
-  source: string;
-  relation: string;
-  target: string;
-  segment_id: string;
-  ts_start: number;
-  ts_end: number;
-}
-
-/**
- * Upserts the run's graph in requests the API's body limit takes, and answers how many distinct nodes (edge
- * ends included) and edges it holds, as the graph identifies them: a node upserted by several requests (a
- * symbol many files import) counts once, where the requests' own counts would count it in each.
- */
-async function upsertGraph(
-  client: RuntimeClient,
-  tenant: string,
-  nodes: UpsertNode[],
-  edges: UpsertEdge[],
-): Promise<{ nodes: number; edges: number }> {
-  for (let start = 0; start < Math.max(nodes.length, edges.length); start += UPSERT_ITEMS) {
-    await client.post(
-      '/graph/upsert',
-      {
-        tenant_id: tenant,
-        nodes: nodes.slice(start, start + UPSERT_ITEMS),
-        edges: edges.slice(start, start + UPSERT_ITEMS),
-      },
-      120_000,
-    );
-  }
-  const nodeIds = new Set(nodes.map((node) => normalizeNodeId(node.name)));
-  const edgeIds = new Set<string>();
-  for (const edge of edges) {
-    const source = normalizeNodeId(edge.source);
-    const target = normalizeNodeId(edge.target);
-    nodeIds.add(source).add(target);
-    edgeIds.add(edgeId(source, edge.relation, target, edge.segment_id, edge.ts_start, edge.ts_end));
-  }
-  return { nodes: nodeIds.size, edges: edgeIds.size };
-}
-
-/** Graph nodes of the text-like siblings (entities only: no edges without an LLM). */
-async function textGraph(files: WalkedFile[]): Promise<{ nodes: UpsertNode[]; errors: IndexError[] }> {
-  const nodes: UpsertNode[] = [];
-  const errors: IndexError[] = [];
-  if (files.length === 0) return { nodes, errors };
-  const { chunkText, createEntityExtractor, extractDocumentGraph } = await extractors();
-  const entities = createEntityExtractor();
-  for (const file of files) {
-    try {
-      const text = await readFile(file.absolute, 'utf8');
-      const segments = chunkText(text).map((chunk, index) => ({
-        segment_id: `chunk_${index}`,
-        text: chunk,
-        ts_start: 0,
-        ts_end: 0,
-        modality: 'text',
-      }));
-      if (segments.length === 0) continue;
-      const graph = await extractDocumentGraph({ sourceDocId: file.relative, segments, entities });
-      nodes.push(...graph.nodes);
-    } catch (error) {
-      errors.push({ path: file.relative, message: (error as Error).message });
-    }
-  }
-  return { nodes, errors };
-}
-
-interface IndexError {
-  path: string;
-  message: string;
-}
 
 interface BatchDone {
   outcomes: FileOutcome[];
@@ -175,35 +32,9 @@ interface BatchDone {
   edges: UpsertEdge[];
 }
 
-/** Statuses that refuse what a request carries (a file over the cap, an empty file), not the run. */
-const REFUSED_CONTENT = new Set([400, 413, 415, 422]);
-
-/**
- * Uploads a batch. When the server refuses it for what it carries, each file goes up alone, so that one
- * refused file is reported with its reason and the others are indexed.
- */
-async function uploadBatch(client: RuntimeClient, tenant: string, files: WalkedFile[]): Promise<BatchDone> {
-  const done: BatchDone = { outcomes: [], errors: [], nodes: [], edges: [] };
-  try {
-    done.outcomes = (await upload(client, tenant, files)).files ?? [];
-  } catch (error) {
-    if (!(error instanceof CliError && REFUSED_CONTENT.has(error.status ?? 0))) throw error;
-    if (files.length === 1) {
-      done.errors.push({ path: files[0]!.relative, message: error.message });
-      return done;
-    }
-    for (const file of files) {
-      const alone = await uploadBatch(client, tenant, [file]);
-      done.outcomes.push(...alone.outcomes);
-      done.errors.push(...alone.errors);
-    }
-  }
-  return done;
-}
-
 /** Uploads a batch, then extracts the code graph of the files the server indexed anew. */
 async function indexBatch(client: RuntimeClient, tenant: string, files: WalkedFile[]): Promise<BatchDone> {
-  const done = await uploadBatch(client, tenant, files);
+  const done: BatchDone = { ...(await uploadBatch(client, tenant, files)), nodes: [], edges: [] };
   const byName = new Map(files.map((file) => [file.relative, file]));
   const { extractCode } = await extractors();
   for (const outcome of done.outcomes) {
