@@ -31,8 +31,9 @@ const LIMIT = 2000;
 const LONGEST_KEY = 4096;
 /**
  * An attribute name (`#name`) or value (`:value`) placeholder: the only tokens of DynamoDB's expression
- * syntax that start with `#` or `:` (it has no string literals), with the characters dynalite accepts in
- * their keys.
+ * syntax that start with `#` or `:` (it has no string literals). dynalite refuses a request whose names or
+ * values hold any other key (it checks them against `^[#:][0-9a-zA-Z_]+$` before parsing), so every
+ * placeholder a parse can resolve is matched whole, and its value is in the key.
  */
 const PLACEHOLDER = /[#:][0-9A-Za-z_]+/g;
 
