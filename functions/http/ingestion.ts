@@ -1,5 +1,4 @@
 /** Ingestion routes: uploads (posted or presigned), runs over the bucket, and a job's status. */
-import { ValidationError } from '@tessera/core';
 import { CancelRequest, unavailable } from '@tessera/events';
 import { httpRoute, queryBoolean, reply, validate } from '@tessera/http';
 import {
@@ -31,17 +30,10 @@ export const upload = httpRoute(
   async ({ query, event }) => {
     const form = await parseMultipart(event, ingestionEnv.maxUploadBytes);
     const fields = validate('body', uploadForm, form.fields);
-    const files = form.files.filter((file) => file.field === 'file');
-    if (files.length === 0) {
-      // Reported as a missing form field is, like tenant_id.
-      throw new ValidationError([
-        { type: 'missing', loc: ['body', 'file'], msg: 'Field required', input: form.fields },
-      ]);
-    }
     const submitted = await submitUpload(deps, {
       tenantId: fields.tenant_id,
       profile: fields.profile,
-      files,
+      files: form.files.filter((file) => file.field === 'file'),
     });
     if (!(query.wait || fields.wait)) return reply(202, submitted);
     const job = await waitForJob(deps, submitted.job_id, WAIT_MS);

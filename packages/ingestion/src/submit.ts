@@ -6,7 +6,7 @@
 import { DeleteObjectsCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { BadRequestError, log, PayloadTooLargeError } from '@tessera/core';
+import { BadRequestError, log, PayloadTooLargeError, ValidationError } from '@tessera/core';
 import { QUEUED_INGESTION_LEASE_MS } from '@tessera/events';
 import { requireTenant } from '@tessera/tenancy';
 import type { IngestionDeps } from './deps';
@@ -148,8 +148,12 @@ export async function submitUpload(
   request: { tenantId: string; profile?: string; files: UploadedFile[] },
 ): Promise<Submitted> {
   const { tenant } = await requireTenant(deps.content.tenancy, request.tenantId);
-  if (request.files.length === 0)
-    throw new BadRequestError("No file: send the content in a 'file' form field");
+  if (request.files.length === 0) {
+    // Reported as a missing form field is, like tenant_id.
+    throw new ValidationError([
+      { type: 'missing', loc: ['body', 'file'], msg: 'Field required', input: null },
+    ]);
+  }
   const jobId = newJobId();
   const key = uploadKey(tenant.full, jobId);
   const seen = new Set<string>();
