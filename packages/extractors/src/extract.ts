@@ -48,7 +48,7 @@ interface Captures {
 
 const DEFINITION_CAPTURES = new Set(['function', 'method', 'class', 'interface', 'type', 'typespec']);
 const MAIN_CAPTURES = new Set([...DEFINITION_CAPTURES, 'import', 'require']);
-const CALL_TYPES = new Set(['call_expression', 'new_expression', 'call']);
+const CALL_TYPES = new Set(['call_expression', 'new_expression', 'call', 'type_conversion_expression']);
 const CLASS_LIKE = new Set<DefinitionKind>(['class', 'struct', 'interface', 'type']);
 
 function resolvedGrammar(path: string) {

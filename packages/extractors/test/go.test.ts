@@ -104,4 +104,93 @@ describe('Go extraction', () => {
     expect(edge(result, 'Put', 'calls', 'Marshal')?.evidence_span).toBe('json.Marshal(value)');
     expect(edge(result, 'store', 'imports', 'm')?.evidence_span).toBe('m "math"');
   });
+
+  it("names an import by its alias, else by goimports' assumed name (clarifications: imported names)", async () => {
+    const source = `package main
+
+import (
+	"github.com/go-playground/validator/v10"
+	"github.com/mattn/go-isatty"
+	"gopkg.in/yaml.v3"
+	"github.com/gin-gonic/gin"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"example.com/go-kit.v2"
+	"example.com/v3"
+	"v2"
+	"example.com/api/v2beta"
+	js "encoding/json"
+	_ "embed"
+	. "strings"
+)
+`;
+    const result = await extractCode('main.go', source);
+    expect(edgeList(result, 'imports')).toEqual(
+      [
+        'main imports validator',
+        'main imports isatty',
+        'main imports yaml',
+        'main imports gin',
+        'main imports pgxpool',
+        'main imports kit',
+        'main imports example',
+        'main imports v2',
+        'main imports v2beta',
+        'main imports js',
+      ].sort(),
+    );
+    expect(node(result, 'validator')?.mentions[0]).toMatchObject({
+      segment_id: 'import:validator',
+      evidence_span: '"github.com/go-playground/validator/v10"',
+    });
+  });
+
+  it('reads a call with explicit type arguments as a call of the generic function', async () => {
+    const source = `package cache
+
+func getTyped[T any](c *Context, key string) (res T) { return res }
+
+func Use(c *Context) {
+	s := getTyped[string](c, "key")
+	v := Map[int](values)
+	w := slices.Index[[]int, int](xs, 3)
+	x := pkg.Convert[A, B](s)
+	y := lo.Must[*T](load())
+	z := Zero[int]()
+	New[V]().Put(x)
+	_ = Pair[List[int], string](a, b)
+}
+`;
+    const result = await extractCode('cache.go', source);
+    expect(edgeList(result, 'calls')).toEqual(
+      [
+        'Use calls getTyped',
+        'Use calls Map',
+        'Use calls Index',
+        'Use calls Convert',
+        'Use calls Must',
+        'Use calls load',
+        'Use calls Zero',
+        'Use calls New',
+        'Use calls Put',
+        'Use calls Pair',
+      ].sort(),
+    );
+    expect(edge(result, 'Use', 'calls', 'getTyped')?.evidence_span).toBe('getTyped[string](c, "key")');
+    expect(edge(result, 'Use', 'calls', 'Map')?.evidence_span).toBe('Map[int](values)');
+    expect(edge(result, 'Use', 'calls', 'Convert')?.evidence_span).toBe('pkg.Convert[A, B](s)');
+  });
+
+  it('does not read an index holding a value as type arguments', async () => {
+    const source = `package p
+
+func run() {
+	fns[0](x)
+	fns[i+1](x, y)
+	table["k"](x, y)
+	(F[T])(x)
+}
+`;
+    const result = await extractCode('p.go', source);
+    expect(edgeList(result, 'calls')).toEqual([]);
+  });
 });

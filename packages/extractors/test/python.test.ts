@@ -46,11 +46,12 @@ describe('Python extraction', () => {
     expect(result.language).toBe('python');
     expect(descriptions(result)).toEqual({
       cache: 'Module cache (python)',
-      'os.path': 'Imported symbol: os.path',
+      os: 'Imported symbol: os',
       j: 'Imported symbol: j',
       OrderedDict: 'Imported symbol: OrderedDict',
       dd: 'Imported symbol: dd',
       sibling: 'Imported symbol: sibling',
+      annotations: 'Imported symbol: annotations',
       load: 'Read a JSON file. Returns the parsed value.',
       Cache: 'An in-memory cache.',
       __init__: 'method definition: __init__',
@@ -70,11 +71,12 @@ describe('Python extraction', () => {
     const result = await extractCode('lib/storage/cache.py', SOURCE);
     expect(edgeList(result)).toEqual(
       [
-        'cache imports os.path',
+        'cache imports os',
         'cache imports j',
         'cache imports OrderedDict',
         'cache imports dd',
         'cache imports sibling',
+        'cache imports annotations',
         'cache defines load',
         'cache defines Cache',
         'Cache defines __init__',
@@ -134,6 +136,43 @@ describe('Python extraction', () => {
     expect(edge(result, 'cache', 'calls', 'print')?.segment_id).toBe('module');
     expect(edge(result, 'cache', 'defines', 'load')?.segment_id).toBe('function:load');
     expect(edge(result, 'cache', 'imports', 'j')?.segment_id).toBe('import:j');
+  });
+
+  it('names each import by the name it binds (clarifications: imported names)', async () => {
+    const source = [
+      'import a.b.c',
+      'import a.b as c, d.e',
+      'from x import y',
+      'from x import y as z, w',
+      'from x import *',
+      'from . import sibling',
+      'from .pkg.mod import (p, q as r)',
+      'from __future__ import annotations',
+      'from __future__ import division as div, generators',
+      '',
+    ].join('\n');
+    const result = await extractCode('imports.py', source);
+    expect(edgeList(result, 'imports')).toEqual(
+      [
+        'imports imports a',
+        'imports imports c',
+        'imports imports d',
+        'imports imports y',
+        'imports imports z',
+        'imports imports w',
+        'imports imports sibling',
+        'imports imports p',
+        'imports imports r',
+        'imports imports annotations',
+        'imports imports div',
+        'imports imports generators',
+      ].sort(),
+    );
+    expect(node(result, 'annotations')?.mentions[0]).toMatchObject({
+      segment_id: 'import:annotations',
+      evidence_span: 'from __future__ import annotations',
+    });
+    expect(node(result, 'a')?.mentions[0]?.evidence_span).toBe('import a.b.c');
   });
 
   it('cuts docstrings to 300 characters', async () => {

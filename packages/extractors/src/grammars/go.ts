@@ -1,4 +1,12 @@
-/** Go: functions, methods (defined by their receiver's type), structs, interfaces, other types, imports, calls. */
+/**
+ * Go: functions, methods (defined by their receiver's type), structs, interfaces, other types, imports, calls.
+ * A call with explicit type arguments is a call of the generic function (clarifications). The grammar gives it
+ * three shapes: `F[[]int](a, b)` a call with `type_arguments`; `F[T](x)` and `pkg.F[A, B](x)` a
+ * `type_conversion_expression` of a `generic_type`; `getTyped[string](c, key)` a call of an `index_expression`.
+ * Syntax cannot tell `F[T](x)` from a call of a function value held in a map or slice (`fns[i](x)`), so an index
+ * that can be a type (a name, `pkg.T`, `*T`, `G[T]`) counts as type arguments and one that cannot (a literal,
+ * arithmetic, a call) does not.
+ */
 import type { Node } from 'web-tree-sitter';
 import { cleanLineComments, unquote } from '../text';
 import type { DefinitionKind } from '../types';
@@ -11,6 +19,12 @@ const query = `
 (type_alias name: (type_identifier) @name) @type
 (import_spec) @import
 (call_expression function: [(identifier) @callee (selector_expression field: (field_identifier) @callee)])
+(call_expression
+  function: (index_expression
+    operand: [(identifier) @callee (selector_expression field: (field_identifier) @callee)]
+    index: [(identifier) (selector_expression) (unary_expression operator: "*") (index_expression)]))
+(type_conversion_expression
+  type: (generic_type type: [(type_identifier) @callee (qualified_type name: (type_identifier) @callee)]))
 `;
 
 /** The `//` lines directly above `node`, without a blank line between. */
@@ -36,15 +50,29 @@ function docOf(definition: Node): string | undefined {
   return lines.length > 0 ? cleanLineComments(lines) : undefined;
 }
 
-/** An alias binds the alias (`_` and `.` bind no name); otherwise the last segment of the import path. */
+/**
+ * goimports' assumed package name of an import path: the last element, the one before it when the last is
+ * `v<digits>`, a leading `go-` removed, cut at the first character that is not a letter, digit or underscore
+ * (`github.com/go-playground/validator/v10` → `validator`, `github.com/mattn/go-isatty` → `isatty`,
+ * `gopkg.in/yaml.v3` → `yaml`).
+ */
+export function assumedPackageName(importPath: string): string {
+  const elements = importPath.split('/');
+  let base = elements[elements.length - 1] ?? '';
+  if (/^v[0-9]+$/.test(base) && elements.length > 1) base = elements[elements.length - 2] ?? '';
+  if (base.startsWith('go-')) base = base.slice(3);
+  const stop = base.search(/[^\p{L}\p{Nd}_]/u);
+  return stop === -1 ? base : base.slice(0, stop);
+}
+
+/** An alias binds the alias (`_` and `.` bind no name); otherwise goimports' assumed name. */
 function importNames(spec: Node): string[] {
   const alias = spec.childForFieldName('name');
   if (alias) return alias.type === 'package_identifier' ? [alias.text] : [];
   const path = spec.childForFieldName('path');
   if (!path) return [];
-  const segments = unquote(path.text).split('/');
-  const last = segments[segments.length - 1];
-  return last ? [last] : [];
+  const name = assumedPackageName(unquote(path.text));
+  return name ? [name] : [];
 }
 
 function typeKind(value: Node): DefinitionKind {

@@ -1,4 +1,4 @@
-/** Python: functions (methods inside classes), classes, docstrings, `import`/`from` imports, calls. */
+/** Python: functions (methods inside classes), classes, docstrings, `import`/`from`/`__future__` imports, calls. */
 import type { Node } from 'web-tree-sitter';
 import { cleanPythonString } from '../text';
 import { type LanguageSpec, statements } from './spec';
@@ -6,7 +6,7 @@ import { type LanguageSpec, statements } from './spec';
 const query = `
 (function_definition name: (identifier) @name) @function
 (class_definition name: (identifier) @name) @class
-[(import_statement) (import_from_statement)] @import
+[(import_statement) (import_from_statement) (future_import_statement)] @import
 (call function: [(identifier) @callee (attribute attribute: (identifier) @callee)])
 `;
 
@@ -19,12 +19,18 @@ function docOf(definition: Node): string | undefined {
   return literal?.type === 'string' ? cleanPythonString(literal.text) : undefined;
 }
 
-/** `import a.b` → `a.b`; aliases bind their alias (`import numpy as np` → `np`); `*` binds no name. */
+/**
+ * The names an import binds (clarifications, "imported names"): `import a.b.c` → `a`, `import a.b as c` → `c`,
+ * `from x import y` → `y`, `from x import y as z` → `z`, `from __future__ import annotations` → `annotations`;
+ * `from x import *` binds none.
+ */
 function importNames(statement: Node): string[] {
   const names: string[] = [];
   for (const imported of statement.childrenForFieldName('name')) {
-    if (imported.type === 'dotted_name') names.push(imported.text.replace(/\s+/g, ''));
-    else if (imported.type === 'aliased_import') {
+    if (imported.type === 'dotted_name') {
+      const bound = statement.type === 'import_statement' ? imported.namedChild(0) : imported;
+      if (bound) names.push(bound.text.replace(/\s+/g, ''));
+    } else if (imported.type === 'aliased_import') {
       const alias = imported.childForFieldName('alias');
       if (alias) names.push(alias.text);
     }
