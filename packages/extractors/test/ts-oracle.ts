@@ -4,16 +4,7 @@
  * attributed to the innermost function or method around it. Used as the oracle of the accuracy test.
  */
 import ts from 'typescript';
-
-export type Triple = string;
-
-export interface OracleFacts {
-  defines: Set<Triple>;
-  imports: Set<Triple>;
-  calls: Set<Triple>;
-  /** `file\0segment` of each definition: `function:f`, `method:m`, `class:C`. */
-  definitions: Set<Triple>;
-}
+import { type OracleFacts, type Triple, usable } from './oracle-score';
 
 type Kind = 'function' | 'method' | 'class' | 'interface' | 'type';
 
@@ -22,8 +13,6 @@ interface Scope {
   name: string;
 }
 
-/** The graph keeps the ASCII letters and digits of a name's NFD form; a name without any is no node. */
-const usable = (name: string) => /[A-Za-z0-9]/.test(name.normalize('NFD'));
 const classLike = (kind: Kind) => kind === 'class' || kind === 'interface' || kind === 'type';
 
 function propertyName(name: ts.PropertyName | undefined, source: ts.SourceFile): string | undefined {
@@ -145,8 +134,4 @@ export function oracleFacts(file: string, text: string, module: string, facts: O
     });
   };
   visit(source, undefined, undefined);
-}
-
-export function emptyFacts(): OracleFacts {
-  return { defines: new Set(), imports: new Set(), calls: new Set(), definitions: new Set() };
 }
