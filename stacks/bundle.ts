@@ -1,5 +1,5 @@
 /**
- * Lambda code built from functions/: one esbuild bundle per handler module (cached per process), and the
+ * Lambda code built from functions/: one esbuild bundle per handler module (cached by content), and the
  * layer that ships LanceDB, whose native module esbuild cannot inline.
  */
 import { createHash } from 'node:crypto';
@@ -67,6 +67,18 @@ export interface HandlerBundle {
   dir: string;
   /** The bundle loads LanceDB or Arrow, so its function needs the search layer. */
   usesSearchLayer: boolean;
+  /** Size of `index.mjs` in bytes. */
+  bytes: number;
+  /** The files esbuild read into `index.mjs`, relative to the repository root (`node_modules/zod/...`). */
+  inputs: string[];
+}
+
+/** What a later process needs to reuse a bundle: the bundle, and what it was built from. */
+interface BundleManifest extends HandlerBundle {
+  /** See buildSetup. */
+  setup: string;
+  /** Content hash of every file the bundle was built from: its inputs and those of the threads it ships. */
+  sources: Record<string, string>;
 }
 
 export interface SearchLayerBuild {
@@ -135,14 +147,88 @@ function layerShims(): Map<string, string> {
 const bundles = new Map<string, HandlerBundle>();
 
 /**
- * Bundles each `functions/<module>.ts` once per process: ESM `index.mjs` for Node 22 with `configs/` and the
- * worker-thread modules it starts beside it. Modules not yet built are built in one esbuild run, which parses their shared dependencies once.
+ * Bundles each `functions/<module>.ts`: ESM `index.mjs` for Node 22 with `configs/` and the worker-thread
+ * modules it starts beside it. A bundle built before (by any process) from the same files is reused; the
+ * others are built in one esbuild run, which parses their shared dependencies once.
  */
 export function bundleHandlerModules(modules: Iterable<string>): Map<string, HandlerBundle> {
   const wanted = [...new Set(modules)];
+  const hashes = new Map<string, string | undefined>();
+  for (const module of wanted) {
+    if (bundles.has(module)) continue;
+    const reused = reuse(module, hashes);
+    if (reused) bundles.set(module, reused);
+  }
   const missing = wanted.filter((module) => !bundles.has(module));
   if (missing.length > 0) build(missing);
   return new Map(wanted.map((module) => [module, bundles.get(module)!]));
+}
+
+let setup: string | undefined;
+/**
+ * What every bundle is built from besides its input files: this file (the build's options), esbuild's
+ * version, the lock file (how imports resolve) and the configs copied into each bundle.
+ */
+function buildSetup(): string {
+  setup ??= createHash('sha256')
+    .update(readFileSync(path.join(stacksDir, 'bundle.ts')))
+    .update('\0')
+    .update(esbuild().version)
+    .update('\0')
+    .update(readFileSync(path.join(repoRoot, 'package-lock.json')))
+    .update('\0')
+    .update(hashDirectory(configsDir))
+    .digest('hex');
+  return setup;
+}
+
+function hashFile(file: string, hashes: Map<string, string | undefined>): string | undefined {
+  if (!hashes.has(file)) {
+    let hash: string | undefined;
+    try {
+      hash = createHash('sha256')
+        .update(readFileSync(path.resolve(repoRoot, file)))
+        .digest('hex');
+    } catch {
+      hash = undefined;
+    }
+    hashes.set(file, hash);
+  }
+  return hashes.get(file);
+}
+
+const manifestFile = (module: string) => path.join(cacheDir, 'manifests', `${outName(module)}.json`);
+
+/** The bundle a previous build left for `module`, if every file it was built from is unchanged. */
+function reuse(module: string, hashes: Map<string, string | undefined>): HandlerBundle | undefined {
+  let manifest: BundleManifest;
+  try {
+    manifest = JSON.parse(readFileSync(manifestFile(module), 'utf8')) as BundleManifest;
+  } catch {
+    return undefined;
+  }
+  if (manifest.setup !== buildSetup() || !existsSync(path.join(manifest.dir, 'index.mjs'))) return undefined;
+  for (const [file, hash] of Object.entries(manifest.sources)) {
+    if (hashFile(file, hashes) !== hash) return undefined;
+  }
+  const now = new Date();
+  utimesSync(manifest.dir, now, now); // in use again: see pruneStaleBundles
+  const { dir, usesSearchLayer, bytes, inputs } = manifest;
+  return { dir, usesSearchLayer, bytes, inputs };
+}
+
+function remember(module: string, bundle: HandlerBundle, sources: string[]): void {
+  const hashes = new Map<string, string | undefined>();
+  const manifest: BundleManifest = {
+    ...bundle,
+    setup: buildSetup(),
+    sources: Object.fromEntries(sources.map((file) => [file, hashFile(file, hashes) ?? ''])),
+  };
+  const file = manifestFile(module);
+  mkdirSync(path.dirname(file), { recursive: true });
+  const staging = `${file}.${process.pid}`;
+  writeFileSync(staging, JSON.stringify(manifest));
+  renameSync(staging, file);
 }
 
 function build(modules: string[]): void {
@@ -171,20 +257,36 @@ function build(modules: string[]): void {
       metafile: true,
       logLevel: 'silent',
     });
-    for (const output of Object.values(result.metafile.outputs)) {
+    const outputs = Object.values(result.metafile.outputs);
+    const threadInputs = new Map(
+      THREAD_MODULES.map(({ file }) => {
+        const output = outputs.find((o) => o.entryPoint && path.resolve(repoRoot, o.entryPoint) === file);
+        return [file, Object.keys(output?.inputs ?? {})];
+      }),
+    );
+    for (const output of outputs) {
       const module = output.entryPoint && entries.get(path.resolve(repoRoot, output.entryPoint));
       if (!module) continue;
       const built = path.join(scratch, outName(module));
       cpSync(configsDir, path.join(built, 'configs'), { recursive: true });
-      const inputs = new Set(Object.keys(output.inputs).map((input) => path.resolve(repoRoot, input)));
+      const inputs = Object.keys(output.inputs);
+      const absolute = new Set(inputs.map((input) => path.resolve(repoRoot, input)));
+      const sources = [...inputs];
       for (const { file, startedBy } of THREAD_MODULES) {
-        if (inputs.has(startedBy))
-          cpSync(path.join(scratch, 'threads', path.basename(file)), path.join(built, path.basename(file)));
+        if (!absolute.has(startedBy)) continue;
+        cpSync(path.join(scratch, 'threads', path.basename(file)), path.join(built, path.basename(file)));
+        sources.push(...(threadInputs.get(file) ?? []));
       }
       const dir = path.join(bundlesDir, `${outName(module)}-${hashDirectory(built).slice(0, 16)}`);
       publish(built, dir);
-      const usesSearchLayer = [...inputs].some((input) => shimFiles.has(input));
-      bundles.set(module, { dir, usesSearchLayer });
+      const bundle: HandlerBundle = {
+        dir,
+        usesSearchLayer: [...absolute].some((input) => shimFiles.has(input)),
+        bytes: statSync(path.join(dir, 'index.mjs')).size,
+        inputs,
+      };
+      bundles.set(module, bundle);
+      remember(module, bundle, [...new Set(sources)]);
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
