@@ -1,8 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { type Emulators, startLocalBackends } from '@tessera/emulators';
 import { HashedTokenEncoder } from '@tessera/encoders';
-import { type Emulators, startLocalBackends } from '@tessera/runtime';
 import { LanceContentIndex, LanceSearchBackend, ProfileCatalog, SchemaCatalog } from '@tessera/search';
 import { createTenant, DynamoTenancyStore, getTenant } from '@tessera/tenancy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -9,8 +9,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { startLocalBackends } from '@tessera/emulators';
 import { documentClient, dynamoClient, resourceName, tables } from '@tessera/platform';
-import { startLocalBackends } from '@tessera/runtime';
 import { describe, expect, it } from 'vitest';
 import { type EventRow, EventRowWriter } from '../src/rows';
 

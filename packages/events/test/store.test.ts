@@ -4,8 +4,8 @@ import path from 'node:path';
 import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { HttpError } from '@tessera/core';
+import { type Emulators, startLocalBackends } from '@tessera/emulators';
 import { dynamoClient } from '@tessera/platform';
-import { type Emulators, startLocalBackends } from '@tessera/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runWorkflow, TaskEventStore, TaskReporter } from '../src/index';
 

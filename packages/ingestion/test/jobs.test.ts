@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Emulators, startLocalBackends } from '@tessera/runtime';
+import { type Emulators, startLocalBackends } from '@tessera/emulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type JobRecord, JobStore, sourceKey } from '../src';
 

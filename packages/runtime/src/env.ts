@@ -34,24 +34,6 @@ export const runtimeEnv = parsed.data;
 export const usesEmulators =
   runtimeEnv.TESSERA_CLOUD === 'local' && runtimeEnv.AWS_ENDPOINT_URL === undefined;
 
-/** Points the AWS SDK of this process at the given endpoints; the SDK reads these variables itself. */
-export function setAwsEndpoints(endpoints: { dynamodb: string; sqs: string; s3: string }): void {
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoints.dynamodb;
-  process.env.AWS_ENDPOINT_URL_SQS = endpoints.sqs;
-  process.env.AWS_ENDPOINT_URL_S3 = endpoints.s3;
-}
-
-/**
- * Credentials for emulators: s3rver accepts only its own key pair (dynalite and fauxqs accept any), and real
- * AWS keys of the developer's shell never need to reach an emulator.
- */
-export function useEmulatorCredentials(): void {
-  process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
-  process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
-  delete process.env.AWS_SESSION_TOKEN;
-  delete process.env.AWS_PROFILE;
-}
-
 /** The pinned SDK runs on Node 20; its notice that future releases need Node 22 is not for every start. */
 export function silenceSdkNodeNotice(): void {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

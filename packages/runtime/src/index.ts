@@ -1,6 +1,2 @@
-export { startLocalBackends } from './backends';
-export type { Emulators } from './emulators';
-export { routeOf, startEmulators } from './emulators';
-export { setAwsEndpoints, useEmulatorCredentials } from './env';
 export type { Runtime } from './runtime';
 export { startRuntime } from './runtime';

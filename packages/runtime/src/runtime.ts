@@ -6,15 +6,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { type Emulators, setAwsEndpoints, startEmulators, useEmulatorCredentials } from '@tessera/emulators';
 import { platformEnv, provisionResources, queues, resourceName } from '@tessera/platform';
-import { type Emulators, startEmulators } from './emulators';
-import {
-  runtimeEnv,
-  setAwsEndpoints,
-  silenceSdkNodeNotice,
-  useEmulatorCredentials,
-  usesEmulators,
-} from './env';
+import { runtimeEnv, silenceSdkNodeNotice, usesEmulators } from './env';
 import type { LoadedRoute } from './http-server';
 import { createApiServer } from './http-server';
 import { installAwsLambdaGlobal } from './lambda-shim';

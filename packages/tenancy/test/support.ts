@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HttpError } from '@tessera/core';
-import { type Emulators, startLocalBackends } from '@tessera/runtime';
+import { type Emulators, startLocalBackends } from '@tessera/emulators';
 import { LanceSearchBackend, SchemaCatalog, type SchemaTemplate, type SearchBackend } from '@tessera/search';
 import { afterAll, beforeAll } from 'vitest';
 import { DynamoTenancyStore, type TenancyDeps } from '../src/index';
