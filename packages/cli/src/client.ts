@@ -94,11 +94,11 @@ export function connect(
   options: ConnectionOptions,
   env: CliEnv = cliEnv,
 ): { client: RuntimeClient; tenant: string } {
-  const baseUrl = options.url ?? env.TESSERA_RUNTIME_URL;
+  const baseUrl = options.url ?? env.runtimeUrl;
   if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
     throw new CliError(`Invalid --url '${baseUrl}': expected an http(s) URL such as http://localhost:28000.`);
   }
-  const tenant = options.tenant ?? env.TESSERA_TENANT_ID;
+  const tenant = options.tenant ?? env.tenantId;
   if (!tenant) {
     throw new CliError(
       'No tenant given: pass --tenant <id> or set TESSERA_TENANT_ID. ' +

@@ -1,4 +1,5 @@
 /** Settings of the CLI, parsed once at load so a bad value fails at start. Flags override them. */
+import { parseEnv, type Settings } from '@tessera/core';
 import { z } from 'zod';
 
 export const DEFAULT_RUNTIME_URL = 'http://localhost:28000';
@@ -10,19 +11,11 @@ const schema = z.object({
   TESSERA_TENANT_ID: z.string().min(1).optional(),
 });
 
-export type CliEnv = z.infer<typeof schema>;
+export type CliEnv = Settings<z.infer<typeof schema>>;
 
 /** Parses the `TESSERA_*` variables of `source`; an empty variable counts as unset. */
 export function parseCliEnv(source: Record<string, string | undefined>): CliEnv {
-  const parsed = schema.safeParse(
-    Object.fromEntries(Object.entries(source).filter(([key, value]) => key.startsWith('TESSERA_') && value)),
-  );
-  if (!parsed.success) {
-    throw new Error(
-      `Invalid CLI settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
-  }
-  return parsed.data;
+  return parseEnv('CLI', schema, source);
 }
 
-export const cliEnv = parseCliEnv(process.env);
+export const cliEnv = parseEnv('CLI', schema);

@@ -3,12 +3,12 @@ import { parseCliEnv } from '../src/index';
 
 describe('parseCliEnv', () => {
   it('defaults the runtime URL and leaves the tenant unset', () => {
-    expect(parseCliEnv({})).toEqual({ TESSERA_RUNTIME_URL: 'http://localhost:28000' });
+    expect(parseCliEnv({})).toEqual({ runtimeUrl: 'http://localhost:28000' });
   });
 
   it('treats empty variables as unset', () => {
     expect(parseCliEnv({ TESSERA_RUNTIME_URL: '', TESSERA_TENANT_ID: '' })).toEqual({
-      TESSERA_RUNTIME_URL: 'http://localhost:28000',
+      runtimeUrl: 'http://localhost:28000',
     });
   });
 
@@ -16,8 +16,8 @@ describe('parseCliEnv', () => {
     expect(
       parseCliEnv({ TESSERA_RUNTIME_URL: 'http://10.0.0.5:28000', TESSERA_TENANT_ID: 'acme:prod' }),
     ).toEqual({
-      TESSERA_RUNTIME_URL: 'http://10.0.0.5:28000',
-      TESSERA_TENANT_ID: 'acme:prod',
+      runtimeUrl: 'http://10.0.0.5:28000',
+      tenantId: 'acme:prod',
     });
   });
 

@@ -5,7 +5,8 @@
 import { coreEnv } from './env';
 
 const armed = new Set(
-  coreEnv.TESSERA_FAILPOINTS.split(',')
+  coreEnv.failpoints
+    .split(',')
     .map((name) => name.trim())
     .filter(Boolean),
 );

@@ -1,4 +1,5 @@
 export * from './concurrency';
+export { parseEnv, type SettingKey, type Settings, settingKey } from './env';
 export * from './errors';
 export * from './failpoints';
 export * from './ids';

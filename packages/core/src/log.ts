@@ -3,7 +3,7 @@ import { coreEnv } from './env';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-const threshold = order[coreEnv.TESSERA_LOG_LEVEL];
+const threshold = order[coreEnv.logLevel];
 
 function write(level: Level, message: string, fields?: Record<string, unknown>): void {
   if (order[level] < threshold) return;

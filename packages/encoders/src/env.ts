@@ -1,4 +1,5 @@
 /** Settings of the encoders, parsed once at load so a bad value fails at start. */
+import { parseEnv } from '@tessera/core';
 import { z } from 'zod';
 
 const schema = z.object({
@@ -18,14 +19,4 @@ const schema = z.object({
 });
 
 // An empty variable counts as unset, so `TESSERA_POOLING_URL=` selects the embedded encoder.
-const parsed = schema.safeParse(
-  Object.fromEntries(
-    Object.entries(process.env).filter(([key, value]) => key.startsWith('TESSERA_') && value),
-  ),
-);
-if (!parsed.success) {
-  throw new Error(
-    `Invalid encoder settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-  );
-}
-export const encodersEnv = parsed.data;
+export const encodersEnv = parseEnv('encoder', schema);

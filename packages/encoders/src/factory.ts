@@ -11,26 +11,26 @@ import type { DenseEncoder, EncoderConfig, MultiVectorEncoder } from './types';
  * timeout still uses the deployment's server. No URL in either → the embedded encoder.
  */
 export function createMultiVectorEncoder(config: EncoderConfig = {}): MultiVectorEncoder {
-  const url = config.url ?? encodersEnv.TESSERA_POOLING_URL;
+  const url = config.url ?? encodersEnv.poolingUrl;
   if (!url) return new HashedTokenEncoder();
   return new PoolingEncoder({
     url,
-    model: config.model ?? encodersEnv.TESSERA_POOLING_MODEL,
-    timeoutMs: config.timeoutMs ?? encodersEnv.TESSERA_ENCODER_TIMEOUT_MS,
-    retries: config.retries ?? encodersEnv.TESSERA_ENCODER_RETRIES,
+    model: config.model ?? encodersEnv.poolingModel,
+    timeoutMs: config.timeoutMs ?? encodersEnv.encoderTimeoutMs,
+    retries: config.retries ?? encodersEnv.encoderRetries,
   });
 }
 
 export function createDenseEncoder(config: EncoderConfig = {}): DenseEncoder {
-  const url = config.url ?? encodersEnv.TESSERA_EMBEDDINGS_URL;
+  const url = config.url ?? encodersEnv.embeddingsUrl;
   if (!url) return new HashedDenseEncoder();
   return new OpenAIEmbeddingsEncoder({
     url,
-    model: config.model ?? encodersEnv.TESSERA_EMBEDDINGS_MODEL,
+    model: config.model ?? encodersEnv.embeddingsModel,
     // The deployment's key only goes to the deployment's server, never to a URL a profile chose.
-    apiKey: config.url ? config.apiKey : (config.apiKey ?? encodersEnv.TESSERA_EMBEDDINGS_API_KEY),
-    dim: config.dim ?? encodersEnv.TESSERA_EMBEDDINGS_DIM,
-    timeoutMs: config.timeoutMs ?? encodersEnv.TESSERA_ENCODER_TIMEOUT_MS,
-    retries: config.retries ?? encodersEnv.TESSERA_ENCODER_RETRIES,
+    apiKey: config.url ? config.apiKey : (config.apiKey ?? encodersEnv.embeddingsApiKey),
+    dim: config.dim ?? encodersEnv.embeddingsDim,
+    timeoutMs: config.timeoutMs ?? encodersEnv.encoderTimeoutMs,
+    retries: config.retries ?? encodersEnv.encoderRetries,
   });
 }

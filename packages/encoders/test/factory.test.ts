@@ -120,11 +120,11 @@ describe('encodersEnv', () => {
   it('applies the documented defaults', async () => {
     const { encodersEnv } = await loadWith({});
     expect(encodersEnv).toEqual({
-      TESSERA_POOLING_MODEL: 'lightonai/GTE-ModernColBERT-v1',
-      TESSERA_EMBEDDINGS_MODEL: 'nomic-ai/nomic-embed-text-v1.5',
-      TESSERA_EMBEDDINGS_DIM: 768,
-      TESSERA_ENCODER_TIMEOUT_MS: 30_000,
-      TESSERA_ENCODER_RETRIES: 2,
+      poolingModel: 'lightonai/GTE-ModernColBERT-v1',
+      embeddingsModel: 'nomic-ai/nomic-embed-text-v1.5',
+      embeddingsDim: 768,
+      encoderTimeoutMs: 30_000,
+      encoderRetries: 2,
     });
   });
 

@@ -1,4 +1,5 @@
 /** Settings of the task event streams. */
+import { parseEnv } from '@tessera/core';
 import { z } from 'zod';
 
 const schema = z.object({
@@ -6,10 +7,6 @@ const schema = z.object({
   TESSERA_SSE_HEARTBEAT_SECONDS: z.coerce.number().positive().default(15),
 });
 
-const parsed = schema.safeParse(process.env);
-if (!parsed.success) {
-  throw new Error(
-    `Invalid event settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-  );
-}
-export const eventsEnv = { heartbeatMs: parsed.data.TESSERA_SSE_HEARTBEAT_SECONDS * 1000 };
+const env = parseEnv('event', schema);
+
+export const eventsEnv = { heartbeatMs: env.sseHeartbeatSeconds * 1000 };

@@ -1,5 +1,6 @@
 /** Settings of the document extractors, parsed once at load so a bad value fails at start. */
 import { availableParallelism } from 'node:os';
+import { parseEnv, type Settings } from '@tessera/core';
 import { z } from 'zod';
 
 const schema = z
@@ -53,21 +54,11 @@ const schema = z
     }
   });
 
-export type ExtractorsEnv = z.infer<typeof schema>;
+export type ExtractorsEnv = Settings<z.infer<typeof schema>>;
 
 /** Parses a set of variables; an empty variable counts as unset. */
 export function parseExtractorsEnv(variables: Record<string, string | undefined>): ExtractorsEnv {
-  const parsed = schema.safeParse(
-    Object.fromEntries(
-      Object.entries(variables).filter(([key, value]) => key.startsWith('TESSERA_') && value),
-    ),
-  );
-  if (!parsed.success) {
-    throw new Error(
-      `Invalid extractor settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
-  }
-  return parsed.data;
+  return parseEnv('extractor', schema, variables);
 }
 
-export const extractorsEnv = parseExtractorsEnv(process.env);
+export const extractorsEnv = parseEnv('extractor', schema);

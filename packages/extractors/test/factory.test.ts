@@ -14,15 +14,15 @@ describe('parseExtractorsEnv', () => {
   it('defaults to the embedded extractor, no LLM, and the LLM endpoint record defaults', () => {
     const env = parseExtractorsEnv({});
     expect(env).toMatchObject({
-      TESSERA_ENTITY_EXTRACTOR: 'embedded',
-      TESSERA_GLINER_THRESHOLD: 0.5,
-      TESSERA_GLINER_TIMEOUT_MS: 30_000,
-      TESSERA_LLM_TEMPERATURE: 0.1,
-      TESSERA_LLM_MAX_TOKENS: 1000,
-      TESSERA_LLM_REQUEST_TIMEOUT: 120,
-      TESSERA_LLM_NUM_RETRIES: 1,
+      entityExtractor: 'embedded',
+      glinerThreshold: 0.5,
+      glinerTimeoutMs: 30_000,
+      llmTemperature: 0.1,
+      llmMaxTokens: 1000,
+      llmRequestTimeout: 120,
+      llmNumRetries: 1,
     });
-    expect(env.TESSERA_LLM_BASE_URL).toBeUndefined();
+    expect(env.llmBaseUrl).toBeUndefined();
   });
 
   it('reads overrides and counts empty variables as unset', () => {
@@ -47,7 +47,7 @@ describe('parseExtractorsEnv', () => {
       numRetries: 3,
       seed: 42,
     });
-    expect(env.TESSERA_GLINER_URL).toBeUndefined();
+    expect(env.glinerUrl).toBeUndefined();
   });
 
   it('fails with a clear message on a missing companion setting or a bad value', () => {

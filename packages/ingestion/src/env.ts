@@ -1,4 +1,5 @@
 /** Settings of uploads and the ingestion worker. */
+import { parseEnv } from '@tessera/core';
 import { z } from 'zod';
 
 const schema = z.object({
@@ -20,18 +21,14 @@ const schema = z.object({
   TESSERA_PRESIGN_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3600),
 });
 
-const parsed = schema.safeParse(process.env);
-if (!parsed.success) {
-  throw new Error(
-    `Invalid ingestion settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-  );
-}
+const env = parseEnv('ingestion', schema);
 
+/** Under the names the domain uses for them. */
 export const ingestionEnv = {
-  maxUploadBytes: parsed.data.TESSERA_UPLOAD_MAX_BYTES,
-  tenantSlots: parsed.data.TESSERA_INGEST_TENANT_SLOTS,
-  maxDeliveries: parsed.data.TESSERA_INGEST_MAX_DELIVERIES,
-  slotRetrySeconds: parsed.data.TESSERA_INGEST_SLOT_RETRY_SECONDS,
-  extractionConcurrency: parsed.data.TESSERA_EXTRACTION_CONCURRENCY,
-  presignSeconds: parsed.data.TESSERA_PRESIGN_SECONDS,
+  maxUploadBytes: env.uploadMaxBytes,
+  tenantSlots: env.ingestTenantSlots,
+  maxDeliveries: env.ingestMaxDeliveries,
+  slotRetrySeconds: env.ingestSlotRetrySeconds,
+  extractionConcurrency: env.extractionConcurrency,
+  presignSeconds: env.presignSeconds,
 };

@@ -23,14 +23,14 @@ let sqs: SQSClient | undefined;
  */
 export function dynamoClient(): DynamoDBClient {
   if (!dynamo) {
-    dynamo = new DynamoDBClient({ region: platformEnv.AWS_REGION, maxAttempts: 3, cacheMiddleware: true });
+    dynamo = new DynamoDBClient({ region: platformEnv.awsRegion, maxAttempts: 3, cacheMiddleware: true });
     dynamo.middlewareStack.remove('loggerMiddleware');
   }
   return dynamo;
 }
 
 export function documentClient(): DynamoDBDocumentClient {
-  documentBase ??= new DynamoDBClient({ region: platformEnv.AWS_REGION, maxAttempts: 3 });
+  documentBase ??= new DynamoDBClient({ region: platformEnv.awsRegion, maxAttempts: 3 });
   documents ??= DynamoDBDocumentClient.from(documentBase, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
@@ -39,7 +39,7 @@ export function documentClient(): DynamoDBDocumentClient {
 
 export function s3Client(): S3Client {
   s3 ??= new S3Client({
-    region: platformEnv.AWS_REGION,
+    region: platformEnv.awsRegion,
     // Emulators and LocalStack serve buckets by path, not by virtual host.
     forcePathStyle: hasCustomEndpoint('S3'),
     requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -50,6 +50,6 @@ export function s3Client(): S3Client {
 
 export function sqsClient(): SQSClient {
   // Behind an emulator or LocalStack the queue URL's host is not the endpoint; send every call to the endpoint.
-  sqs ??= new SQSClient({ region: platformEnv.AWS_REGION, useQueueUrlAsEndpoint: !hasCustomEndpoint('SQS') });
+  sqs ??= new SQSClient({ region: platformEnv.awsRegion, useQueueUrlAsEndpoint: !hasCustomEndpoint('SQS') });
   return sqs;
 }

@@ -1,6 +1,7 @@
 /** Deployment settings shared by every function and the local runtime. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseEnv } from '@tessera/core';
 import { z } from 'zod';
 
 const schema = z.object({
@@ -18,28 +19,27 @@ const schema = z.object({
   TESSERA_CONFIG_DIR: z.string().min(1).optional(),
 });
 
-const parsed = schema.safeParse(process.env);
-if (!parsed.success) {
-  throw new Error(
-    `Invalid settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-  );
-}
+const env = parseEnv('platform', schema);
 
 export const platformEnv = {
-  ...parsed.data,
-  dataDir: path.resolve(parsed.data.TESSERA_DATA_DIR),
-  searchUri: parsed.data.TESSERA_SEARCH_URI ?? path.resolve(parsed.data.TESSERA_DATA_DIR, 'lancedb'),
-  configDir:
-    parsed.data.TESSERA_CONFIG_DIR ??
-    path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../configs'),
+  ...env,
+  dataDir: path.resolve(env.dataDir),
+  searchUri: env.searchUri ?? path.resolve(env.dataDir, 'lancedb'),
+  configDir: env.configDir ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../configs'),
 };
 
-/** Physical name of a resource: its override variable if set (the stacks set them), else `tessera-<stage>-<name>`. */
+/**
+ * Physical name of a resource: its override variable if set (the stacks set them), else `tessera-<stage>-<name>`.
+ * The override variables are named by the resource definitions, so they are read here rather than in the schema.
+ */
 export function resourceName(def: { name: string; envVar: string }): string {
-  return process.env[def.envVar] || `tessera-${platformEnv.TESSERA_STAGE}-${def.name}`;
+  return process.env[def.envVar] || `tessera-${platformEnv.stage}-${def.name}`;
 }
 
-/** True when the SDK will talk to an endpoint other than AWS's for `service` (emulators, LocalStack). */
+/**
+ * True when the SDK will talk to an endpoint other than AWS's for `service` (emulators, LocalStack). Read at
+ * each call: the local runtime points the SDK at its emulators after start-up.
+ */
 export function hasCustomEndpoint(service: 'DYNAMODB' | 'S3' | 'SQS'): boolean {
   return Boolean(process.env[`AWS_ENDPOINT_URL_${service}`] || process.env.AWS_ENDPOINT_URL);
 }

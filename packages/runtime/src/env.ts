@@ -1,4 +1,5 @@
 /** Settings of the local runtime. */
+import { parseEnv } from '@tessera/core';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -22,17 +23,10 @@ const schema = z.object({
   TESSERA_QUEUE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(900).optional(),
 });
 
-const parsed = schema.safeParse(process.env);
-if (!parsed.success) {
-  throw new Error(
-    `Invalid runtime settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-  );
-}
-export const runtimeEnv = parsed.data;
+export const runtimeEnv = parseEnv('runtime', schema);
 
 /** Emulators start only when no AWS endpoint is configured and the cloud is not AWS. */
-export const usesEmulators =
-  runtimeEnv.TESSERA_CLOUD === 'local' && runtimeEnv.AWS_ENDPOINT_URL === undefined;
+export const usesEmulators = runtimeEnv.cloud === 'local' && runtimeEnv.awsEndpointUrl === undefined;
 
 /** The pinned SDK runs on Node 20; its notice that future releases need Node 22 is not for every start. */
 export function silenceSdkNodeNotice(): void {

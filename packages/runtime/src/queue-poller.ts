@@ -13,7 +13,14 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { log, withDeadline } from '@tessera/core';
-import { bucketNotifications, buckets, queues, resourceName, sqsClient } from '@tessera/platform';
+import {
+  bucketNotifications,
+  buckets,
+  platformEnv,
+  queues,
+  resourceName,
+  sqsClient,
+} from '@tessera/platform';
 import type { Context, SQSRecord } from 'aws-lambda';
 import { lambdaContext } from './lambda-shim';
 
@@ -88,7 +95,7 @@ export async function startQueuePollers(
           md5OfBody: message.MD5OfBody ?? '',
           eventSource: 'aws:sqs',
           eventSourceARN: arn,
-          awsRegion: process.env.AWS_REGION ?? 'us-east-1',
+          awsRegion: platformEnv.awsRegion,
         }));
         let failed = new Set<string>(records.map((record) => record.messageId));
         // As Lambda does by requiring a visibility timeout longer than the function's, a batch stays hidden

@@ -43,11 +43,11 @@ export async function startRuntime(): Promise<Runtime> {
     useEmulatorCredentials();
     emulators = await startEmulators({
       dataDir: platformEnv.dataDir,
-      host: runtimeEnv.TESSERA_HOST,
-      gatewayPort: runtimeEnv.TESSERA_EMULATOR_PORT,
+      host: runtimeEnv.host,
+      gatewayPort: runtimeEnv.emulatorPort,
     });
     setAwsEndpoints(emulators);
-  } else if (runtimeEnv.AWS_ENDPOINT_URL && !runtimeEnv.AWS_ACCESS_KEY_ID) {
+  } else if (runtimeEnv.awsEndpointUrl && !runtimeEnv.awsAccessKeyId) {
     // LocalStack or another runtime's emulators: any key works for LocalStack, s3rver wants its own.
     useEmulatorCredentials();
   }
@@ -56,7 +56,7 @@ export async function startRuntime(): Promise<Runtime> {
   let stopScheduler = () => {};
   let stopPollers = async () => {};
   try {
-    if (runtimeEnv.TESSERA_CLOUD !== 'aws') await provisionResources();
+    if (runtimeEnv.cloud !== 'aws') await provisionResources();
     const table: RouteTable = await import(pathToFileURL(path.join(functionsDir, 'routes.ts')).href);
     const routes: LoadedRoute[] = await Promise.all(
       table.routes.map(async (route) => ({
@@ -91,10 +91,10 @@ export async function startRuntime(): Promise<Runtime> {
     server = api;
     await new Promise<void>((resolve, reject) => {
       api.once('error', reject);
-      api.listen(runtimeEnv.TESSERA_PORT, runtimeEnv.TESSERA_HOST, resolve);
+      api.listen(runtimeEnv.port, runtimeEnv.host, resolve);
     });
-    if (runtimeEnv.TESSERA_SCHEDULER === 'on') stopScheduler = startScheduler(schedules);
-    if (runtimeEnv.TESSERA_QUEUE_WORKERS === 'on') {
+    if (runtimeEnv.scheduler === 'on') stopScheduler = startScheduler(schedules);
+    if (runtimeEnv.queueWorkers === 'on') {
       const workers: LoadedQueueWorker[] = await Promise.all(
         table.queueWorkers.map(async (worker) => {
           const queue = queues[worker.queue];
@@ -103,13 +103,13 @@ export async function startRuntime(): Promise<Runtime> {
             queueName: resourceName(worker.deadLetter ? queue.deadLetter : queue),
             batchSize: worker.batchSize,
             concurrency: worker.concurrency,
-            timeoutSeconds: runtimeEnv.TESSERA_QUEUE_TIMEOUT_SECONDS ?? worker.timeoutSeconds,
+            timeoutSeconds: runtimeEnv.queueTimeoutSeconds ?? worker.timeoutSeconds,
             run: await loadExport(worker.handler, table.splitHandler),
           };
         }),
       );
       stopPollers = await startQueuePollers(workers, {
-        visibilitySeconds: runtimeEnv.TESSERA_QUEUE_VISIBILITY_SECONDS,
+        visibilitySeconds: runtimeEnv.queueVisibilitySeconds,
       });
     }
   } catch (error) {
@@ -121,7 +121,7 @@ export async function startRuntime(): Promise<Runtime> {
   const address = server.address() as AddressInfo;
   const listening = server;
   return {
-    url: `http://${runtimeEnv.TESSERA_HOST}:${address.port}`,
+    url: `http://${runtimeEnv.host}:${address.port}`,
     emulatorUrl: emulators?.gateway,
     async stop() {
       stopScheduler();

@@ -1,4 +1,5 @@
 /** Settings of the tenancy domain. */
+import { parseEnv } from '@tessera/core';
 import { z } from 'zod';
 
 const schema = z.object({
@@ -8,16 +9,12 @@ const schema = z.object({
   TESSERA_TENANT_CREATE_LEASE_SECONDS: z.coerce.number().positive().default(60),
 });
 
-const parsed = schema.safeParse(process.env);
-if (!parsed.success) {
-  throw new Error(
-    `Invalid tenancy settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-  );
-}
+const env = parseEnv('tenancy', schema);
 
 export const tenancyEnv = {
-  defaultBaseSchemas: parsed.data.TESSERA_DEFAULT_BASE_SCHEMAS.split(',')
+  defaultBaseSchemas: env.defaultBaseSchemas
+    .split(',')
     .map((s) => s.trim())
     .filter(Boolean),
-  createLeaseMs: parsed.data.TESSERA_TENANT_CREATE_LEASE_SECONDS * 1000,
+  createLeaseMs: env.tenantCreateLeaseSeconds * 1000,
 };

@@ -128,7 +128,7 @@ export class TaggingPool {
   }
 }
 
-const pool = new TaggingPool(extractorsEnv.TESSERA_ENTITY_THREADS);
+const pool = new TaggingPool(extractorsEnv.entityThreads);
 
 /** Loads the tagger on its threads ahead of the first document. */
 export const warmTagging = () => pool.warm();

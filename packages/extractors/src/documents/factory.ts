@@ -9,28 +9,28 @@ import type { ClaimExtractor, EntityExtractor } from './types';
 
 /** The LLM endpoint of the settings, or undefined when `TESSERA_LLM_BASE_URL` is not set. */
 export function llmEndpointOptions(env: ExtractorsEnv = extractorsEnv): LlmEndpointOptions | undefined {
-  if (!env.TESSERA_LLM_BASE_URL || !env.TESSERA_LLM_MODEL) return undefined;
+  if (!env.llmBaseUrl || !env.llmModel) return undefined;
   return {
-    baseURL: env.TESSERA_LLM_BASE_URL,
-    model: env.TESSERA_LLM_MODEL,
-    apiKey: env.TESSERA_LLM_API_KEY,
-    temperature: env.TESSERA_LLM_TEMPERATURE,
-    maxTokens: env.TESSERA_LLM_MAX_TOKENS,
-    requestTimeout: env.TESSERA_LLM_REQUEST_TIMEOUT,
-    numRetries: env.TESSERA_LLM_NUM_RETRIES,
-    seed: env.TESSERA_LLM_SEED,
+    baseURL: env.llmBaseUrl,
+    model: env.llmModel,
+    apiKey: env.llmApiKey,
+    temperature: env.llmTemperature,
+    maxTokens: env.llmMaxTokens,
+    requestTimeout: env.llmRequestTimeout,
+    numRetries: env.llmNumRetries,
+    seed: env.llmSeed,
   };
 }
 
 /** `TESSERA_ENTITY_EXTRACTOR`: `embedded` (default), `gliner` (`TESSERA_GLINER_URL`) or `llm`. */
 export function createEntityExtractor(env: ExtractorsEnv = extractorsEnv): EntityExtractor {
-  switch (env.TESSERA_ENTITY_EXTRACTOR) {
+  switch (env.entityExtractor) {
     case 'gliner':
-      if (!env.TESSERA_GLINER_URL) throw new Error('TESSERA_GLINER_URL is required for the gliner extractor');
+      if (!env.glinerUrl) throw new Error('TESSERA_GLINER_URL is required for the gliner extractor');
       return new GlinerEntityExtractor({
-        url: env.TESSERA_GLINER_URL,
-        threshold: env.TESSERA_GLINER_THRESHOLD,
-        timeoutMs: env.TESSERA_GLINER_TIMEOUT_MS,
+        url: env.glinerUrl,
+        threshold: env.glinerThreshold,
+        timeoutMs: env.glinerTimeoutMs,
       });
     case 'llm': {
       const options = llmEndpointOptions(env);
