@@ -134,6 +134,15 @@ export const schedules: ScheduleDef[] = [
     rateMinutes: 15,
     atStartup: false,
   },
+  // Readers ignore an ended workflow's events once its 30 minutes of retention are over; this frees the rows
+  // (DynamoDB's TTL deletes late, the emulators never). Every 30 minutes, the length of the retention: the rows
+  // cost only space meanwhile.
+  {
+    name: 'task-event-sweep',
+    handler: 'workers/maintenance.sweepTaskEvents',
+    rateMinutes: 30,
+    atStartup: false,
+  },
 ];
 
 export const queueWorkers: QueueWorkerDef[] = [
