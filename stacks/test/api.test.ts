@@ -1,32 +1,12 @@
-import {
-  fallbackHandler,
-  queueWorkers,
-  type RouteDef,
-  routes,
-  schedules,
-  splitHandler,
-} from '@tessera/functions/routes';
-import { bucketNotifications, buckets, queues, tables } from '@tessera/platform/resources';
-import {
-  Api,
-  type ApiProps,
-  DEFAULT_MEMORY_MB,
-  DEFAULT_TIMEOUT_SECONDS,
-  LAMBDA_CONFIG_DIR,
-  type QueueKey,
-  Queues,
-  Storage,
-} from '@tessera/stacks';
-import { type CfnElement, Stack } from 'aws-cdk-lib';
+import { fallbackHandler, type RouteDef, routes, splitHandler } from '@tessera/functions/routes';
+import { Api, type ApiProps, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS } from '@tessera/stacks';
+import type { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testApps } from './support';
+import { compose, logicalId, testApps } from './support';
 
 interface Synthesized {
   stack: Stack;
-  storage: Storage;
-  queues: Queues;
   api: Api;
   template: Template;
 }
@@ -34,19 +14,14 @@ interface Synthesized {
 const apps = testApps();
 afterAll(apps.remove);
 
-function synthesize(props: Pick<ApiProps, 'routes' | 'schedules'> = {}): Synthesized {
-  const stack = new Stack(apps.create(), 'ApiTest');
-  const storage = new Storage(stack, 'Storage');
-  const queueConstruct = new Queues(stack, 'Queues');
-  const api = new Api(stack, 'Api', { stage: 'test', storage, queues: queueConstruct, ...props });
-  return { stack, storage, queues: queueConstruct, api, template: Template.fromStack(stack) };
+function synthesize(props: Pick<ApiProps, 'routes'> = {}): Synthesized {
+  const { stack, functions } = compose(apps.create(), 'ApiTest');
+  const api = new Api(stack, 'Api', { functions, ...props });
+  return { stack, api, template: Template.fromStack(stack) };
 }
 
 /** Streaming routes are served by Function URLs, not API routes. */
 const apiRoutes = routes.filter((route) => !route.streaming);
-
-const logicalId = (stack: Stack, construct: IConstruct) =>
-  stack.getLogicalId(construct.node.defaultChild as CfnElement);
 
 /** Each API route key with the logical id and properties of the function its integration invokes. */
 function functionsByRouteKey(
@@ -102,36 +77,6 @@ describe('Api', () => {
     expect(fallback?.properties.Handler).toBe(`index.${splitHandler(fallbackHandler).exportName}`);
   });
 
-  it('gives every function the stage, search URI, config dir and the resource variables', () => {
-    const { stack, storage, queues: queueConstruct, template } = shared;
-    const variables: Record<string, unknown> = {
-      TESSERA_STAGE: 'test',
-      TESSERA_CONFIG_DIR: LAMBDA_CONFIG_DIR,
-      TESSERA_SEARCH_URI: {
-        'Fn::Join': ['', ['s3://', { Ref: logicalId(stack, storage.buckets.search) }, '/lancedb']],
-      },
-    };
-    for (const [key, table] of Object.entries(storage.tables)) {
-      variables[tables[key as keyof typeof tables].envVar] = { Ref: logicalId(stack, table) };
-    }
-    for (const [key, bucket] of Object.entries(storage.buckets)) {
-      variables[buckets[key as keyof typeof buckets].envVar] = { Ref: logicalId(stack, bucket) };
-    }
-    const queueName = (queue: IConstruct) => ({ 'Fn::GetAtt': [logicalId(stack, queue), 'QueueName'] });
-    for (const [key, queue] of Object.entries(queueConstruct.queues)) {
-      const definition = queues[key as QueueKey];
-      variables[definition.envVar] = queueName(queue);
-      variables[definition.deadLetter.envVar] = queueName(queueConstruct.deadLetterQueues[key as QueueKey]!);
-    }
-
-    const ours = [...shared.api.functions.values()].map((fn) => logicalId(stack, fn));
-    expect(new Set(ours).size).toBe(routes.length + 1 + schedules.length + queueWorkers.length);
-    // Besides ours, CDK's own handler that applies bucket notifications.
-    template.resourceCountIs('AWS::Lambda::Function', ours.length + 1);
-    const resources = template.toJSON().Resources;
-    for (const id of ours) expect(resources[id].Properties.Environment.Variables, id).toEqual(variables);
-  });
-
   it('ships one code asset per handler module, shared by the functions of its routes', () => {
     const byKey = functionsByRouteKey(shared.template);
     const keyOfModule = new Map<string, Set<unknown>>();
@@ -160,65 +105,6 @@ describe('Api', () => {
     });
     const fallbackId = logicalId(stack, api.functions.get('$default')!);
     expect(template.toJSON().Resources[fallbackId].Properties.Layers).toBeUndefined();
-  });
-
-  it('runs each schedule at its rate, invoking a function with its handler', () => {
-    const { stack, api, template } = shared;
-    template.resourceCountIs('AWS::Scheduler::Schedule', schedules.length);
-    for (const schedule of schedules) {
-      const fn = api.functions.get(schedule.name)!;
-      template.hasResourceProperties('AWS::Scheduler::Schedule', {
-        ScheduleExpression: `rate(${schedule.rateMinutes} minutes)`,
-        State: 'ENABLED',
-        Target: Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(stack, fn), 'Arn'] } }),
-      });
-      template.hasResourceProperties('AWS::Lambda::Function', {
-        Handler: `index.${splitHandler(schedule.handler).exportName}`,
-      });
-    }
-  });
-
-  it('feeds each queue worker from its queue with partial batch failures, in a function of its own', () => {
-    const { stack, api, queues: queueConstruct, template } = shared;
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', queueWorkers.length);
-    for (const worker of queueWorkers) {
-      const fn = api.functions.get(worker.name)!;
-      const queue = worker.deadLetter
-        ? queueConstruct.deadLetterQueues[worker.queue]!
-        : queueConstruct.queues[worker.queue];
-      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-        FunctionName: { Ref: logicalId(stack, fn) },
-        EventSourceArn: { 'Fn::GetAtt': [logicalId(stack, queue), 'Arn'] },
-        BatchSize: worker.batchSize,
-        FunctionResponseTypes: ['ReportBatchItemFailures'],
-      });
-      const properties = template.toJSON().Resources[logicalId(stack, fn)].Properties;
-      expect(properties.Handler).toBe(`index.${splitHandler(worker.handler).exportName}`);
-      expect(properties.Timeout).toBe(worker.timeoutSeconds);
-      // Lambda refuses a mapping whose queue hides messages for less time than the function may run.
-      expect(queues[worker.queue].visibilityTimeoutSeconds).toBeGreaterThanOrEqual(worker.timeoutSeconds);
-    }
-  });
-
-  it('notifies the queue of objects created under each notified bucket prefix', () => {
-    const { stack, storage, queues: queueConstruct, template } = shared;
-    expect(bucketNotifications.length).toBeGreaterThan(0);
-    for (const notification of bucketNotifications) {
-      template.hasResourceProperties('Custom::S3BucketNotifications', {
-        BucketName: { Ref: logicalId(stack, storage.buckets[notification.bucket]) },
-        NotificationConfiguration: {
-          QueueConfigurations: Match.arrayWith([
-            Match.objectLike({
-              Events: ['s3:ObjectCreated:*'],
-              QueueArn: {
-                'Fn::GetAtt': [logicalId(stack, queueConstruct.queues[notification.queue]), 'Arn'],
-              },
-              Filter: { Key: { FilterRules: [{ Name: 'prefix', Value: notification.prefix }] } },
-            }),
-          ]),
-        },
-      });
-    }
   });
 
   it('outputs the API URL', () => {
@@ -256,14 +142,6 @@ describe('Api', () => {
     beforeAll(() => {
       synthesized = synthesize({
         routes: [{ method: 'GET', path: '/health', handler: 'http/health.health' }, streaming],
-        schedules: [
-          {
-            name: 'every-minute',
-            handler: 'workers/maintenance.recoverTenants',
-            rateMinutes: 1,
-            atStartup: false,
-          },
-        ],
       });
     });
 
@@ -287,13 +165,6 @@ describe('Api', () => {
         (route) => route.Properties.RouteKey,
       );
       expect(keys.sort()).toEqual(['$default', 'GET /health']);
-    });
-
-    it('writes a one-minute schedule as rate(1 minute)', () => {
-      synthesized.template.resourceCountIs('AWS::Scheduler::Schedule', 1);
-      synthesized.template.hasResourceProperties('AWS::Scheduler::Schedule', {
-        ScheduleExpression: 'rate(1 minute)',
-      });
     });
   });
 });

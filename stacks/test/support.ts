@@ -1,8 +1,10 @@
-/** CDK apps for tests: cloud assemblies in one temporary directory, removed by `remove`. */
+/** CDK apps for tests (cloud assemblies in one temporary directory, removed by `remove`) and stacks to test in. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { Functions, Queues, Storage } from '@tessera/stacks';
+import { App, type CfnElement, Stack } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
 
 export function testApps(): { create: () => App; remove: () => void } {
   const root = mkdtempSync(path.join(tmpdir(), 'tessera-stacks-test-'));
@@ -16,4 +18,24 @@ export function testApps(): { create: () => App; remove: () => void } {
       }),
     remove: () => rmSync(root, { recursive: true, force: true }),
   };
+}
+
+/** The logical id of a construct's CloudFormation resource. */
+export const logicalId = (stack: Stack, construct: IConstruct) =>
+  stack.getLogicalId(construct.node.defaultChild as CfnElement);
+
+export interface Composed {
+  stack: Stack;
+  storage: Storage;
+  queues: Queues;
+  functions: Functions;
+}
+
+/** A stack with storage, queues and the functions factory, for the constructs built on them. */
+export function compose(app: App, id: string, stage = 'test'): Composed {
+  const stack = new Stack(app, id);
+  const storage = new Storage(stack, 'Storage');
+  const queues = new Queues(stack, 'Queues');
+  const functions = new Functions(stack, 'Functions', { stage, storage, queues });
+  return { stack, storage, queues, functions };
 }

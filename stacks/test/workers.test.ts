@@ -1,0 +1,62 @@
+import { queueWorkers, splitHandler } from '@tessera/functions/routes';
+import { bucketNotifications, queues } from '@tessera/platform/resources';
+import { type Queues, type Storage, Workers } from '@tessera/stacks';
+import type { Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compose, logicalId, testApps } from './support';
+
+const apps = testApps();
+afterAll(apps.remove);
+
+describe('Workers', () => {
+  let shared: { stack: Stack; storage: Storage; queues: Queues; workers: Workers; template: Template };
+
+  beforeAll(() => {
+    const { stack, storage, queues: queueConstruct, functions } = compose(apps.create(), 'WorkersTest');
+    const workers = new Workers(stack, 'Workers', { functions, storage, queues: queueConstruct });
+    shared = { stack, storage, queues: queueConstruct, workers, template: Template.fromStack(stack) };
+  });
+
+  it('feeds each queue worker from its queue with partial batch failures, in a function of its own', () => {
+    const { stack, workers, queues: queueConstruct, template } = shared;
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', queueWorkers.length);
+    for (const worker of queueWorkers) {
+      const fn = workers.functions.get(worker.name)!;
+      const queue = worker.deadLetter
+        ? queueConstruct.deadLetterQueues[worker.queue]!
+        : queueConstruct.queues[worker.queue];
+      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: logicalId(stack, fn) },
+        EventSourceArn: { 'Fn::GetAtt': [logicalId(stack, queue), 'Arn'] },
+        BatchSize: worker.batchSize,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+      const properties = template.toJSON().Resources[logicalId(stack, fn)].Properties;
+      expect(properties.Handler).toBe(`index.${splitHandler(worker.handler).exportName}`);
+      expect(properties.Timeout).toBe(worker.timeoutSeconds);
+      // Lambda refuses a mapping whose queue hides messages for less time than the function may run.
+      expect(queues[worker.queue].visibilityTimeoutSeconds).toBeGreaterThanOrEqual(worker.timeoutSeconds);
+    }
+  });
+  it('notifies the queue of objects created under each notified bucket prefix', () => {
+    const { stack, storage, queues: queueConstruct, template } = shared;
+    expect(bucketNotifications.length).toBeGreaterThan(0);
+    for (const notification of bucketNotifications) {
+      template.hasResourceProperties('Custom::S3BucketNotifications', {
+        BucketName: { Ref: logicalId(stack, storage.buckets[notification.bucket]) },
+        NotificationConfiguration: {
+          QueueConfigurations: Match.arrayWith([
+            Match.objectLike({
+              Events: ['s3:ObjectCreated:*'],
+              QueueArn: {
+                'Fn::GetAtt': [logicalId(stack, queueConstruct.queues[notification.queue]), 'Arn'],
+              },
+              Filter: { Key: { FilterRules: [{ Name: 'prefix', Value: notification.prefix }] } },
+            }),
+          ]),
+        },
+      });
+    }
+  });
+});
