@@ -9,6 +9,22 @@ export {
   splitForClaims,
   verbatimEvidence,
 } from './documents/claims';
+export type { CrossModalEdge, CrossModalOptions, Dominance } from './documents/cross-modal';
+export {
+  CrossModalMention,
+  DEFAULT_WINDOW_S,
+  isGenericPersonMention,
+  leadingPerson,
+  linkCrossModal,
+  MentionSource,
+  mentionsInWindow,
+  nameTokens,
+  PERSON_INDICATOR_WORDS,
+  SUBJECT_DOMINANCE_SHARE,
+  sharedToken,
+  VIDEO_SUBJECT_PROVENANCE,
+  videoSubject,
+} from './documents/cross-modal';
 export { CompromiseEntityExtractor, proseOf } from './documents/embedded';
 export { ClaimExtractionError, EntityExtractionError } from './documents/errors';
 export { createClaimExtractor, createEntityExtractor, llmEndpointOptions } from './documents/factory';
