@@ -1,7 +1,8 @@
 /** Errors of the model-server adapters: all 502, each naming the service and URL that failed. */
 import { BadGatewayError } from '@tessera/core';
 
-export type EncoderService = 'pooling' | 'embeddings';
+/** The model servers behind the adapters: text encoders here, the media embedding sidecars in @tessera/media. */
+export type EncoderService = 'pooling' | 'embeddings' | 'visual_pooling' | 'video_embed' | 'audio_embed';
 
 /** The model server did not answer usefully: refused, timed out or kept answering 5xx through every retry. */
 export class EncoderUnavailableError extends BadGatewayError {

@@ -1,4 +1,4 @@
-export { packSignBits, unpackSignBits } from './binary';
+export { normalizeRows, packSignBits, unpackSignBits } from './binary';
 export { encodersEnv } from './env';
 export type { EncoderService } from './errors';
 export { EncoderRequestError, EncoderResponseError, EncoderUnavailableError } from './errors';
