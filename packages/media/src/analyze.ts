@@ -127,12 +127,16 @@ export async function analyzeVideo(file: string, options: VideoOptions = {}): Pr
     return keyframes;
   }, options.tempDir);
   const duration = probe.duration ?? 0;
-  const [keyframes, audio] = await Promise.all([
-    visual,
-    probe.audio
-      ? audioTrack(toolkit, file, duration || (await measureAudioSeconds(toolkit.ffmpeg, file)), options)
-      : undefined,
-  ]);
+  const audible = probe.audio
+    ? (async () =>
+        audioTrack(toolkit, file, duration || (await measureAudioSeconds(toolkit.ffmpeg, file)), options))()
+    : Promise.resolve(undefined);
+  // Both branches settle before an error is thrown, so neither outlives the call nor leaves files behind.
+  const [frames, sound] = await Promise.allSettled([visual, audible]);
+  if (frames.status === 'rejected') throw frames.reason;
+  if (sound.status === 'rejected') throw sound.reason;
+  const keyframes = frames.value;
+  const audio = sound.value;
   const skipped: Skipped = {};
   if (!probe.audio) skipped.transcription = 'the video has no audio track';
   else if (!options.transcriber) skipped.transcription = TRANSCRIPTION_NOT_CONFIGURED;

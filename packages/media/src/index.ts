@@ -102,7 +102,7 @@ export {
   TranscriptSegment,
   VideoAnalysis,
 } from './types';
-export type { SpeechDetector } from './vad';
-export { appendBlockSpans, SileroSpeechDetector, VAD_BLOCK_SECONDS } from './vad';
+export type { SpeechDetector, SpeechGateOptions } from './vad';
+export { SileroSpeechDetector, SPEECH_GATE_DEFAULTS, SpeechGate, VAD_FRAME_SAMPLES } from './vad';
 export type { PatchVectors, VisualMultiVectorEncoder, VisualPoolingOptions } from './visual';
 export { PATCH_DIM, VisualPoolingEncoder } from './visual';

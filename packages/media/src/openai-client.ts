@@ -37,7 +37,9 @@ export function callFailure(error: unknown, options: EndpointOptions): string {
     return `did not answer within ${options.timeoutS ?? 120} s (${made})`;
   if (error instanceof APIConnectionError) return `did not answer: ${networkMessage(error)} (${made})`;
   if (error instanceof APIError && error.status !== undefined) {
-    return `answered ${error.status}: ${shorten(error.message)} (${made})`;
+    // The client's message starts with the status again ("500 CUDA out of memory").
+    const message = error.message.replace(new RegExp(`^${error.status}\\s*`), '');
+    return `answered ${error.status}: ${shorten(message || 'no message')} (${made})`;
   }
   return `failed: ${error instanceof Error ? error.message : String(error)}`;
 }

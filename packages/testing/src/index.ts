@@ -11,6 +11,8 @@ export interface SeenRequest {
   url: string;
   headers: IncomingMessage['headers'];
   body: unknown;
+  /** The body's bytes as received (multipart uploads, binary payloads). */
+  raw: Buffer;
 }
 
 /** An answer: status and JSON or raw text, optionally after a delay; or no answer at all. */
@@ -41,14 +43,21 @@ export async function startServer(
     state.maxInFlight = Math.max(state.maxInFlight, inFlight);
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', async () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
+      const bytes = Buffer.concat(chunks);
+      const raw = bytes.toString('utf8');
       let body: unknown = raw;
       try {
         body = raw ? JSON.parse(raw) : null;
       } catch {
         // kept as text
       }
-      const seen: SeenRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
+      const seen: SeenRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body,
+        raw: bytes,
+      };
       state.requests.push(seen);
       let answer: Reply;
       try {
