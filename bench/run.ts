@@ -3,6 +3,7 @@ import { eventsBench } from './events.bench';
 import { extractBench } from './extract.bench';
 import { graphBench } from './graph.bench';
 import { ingestBench } from './ingest.bench';
+import { mediaBench } from './media.bench';
 import { runtimeBench } from './runtime.bench';
 import { searchBench } from './search.bench';
 
@@ -13,6 +14,7 @@ const benches: Record<string, () => Promise<void>> = {
   extract: extractBench,
   events: eventsBench,
   ingest: ingestBench,
+  media: mediaBench,
 };
 
 const wanted = process.argv.slice(2);
