@@ -1,4 +1,5 @@
 /** Settings of the media package, parsed once at load so a bad value fails at start. */
+import { parseEnv } from '@tessera/core';
 import { z } from 'zod';
 
 const schema = z
@@ -35,21 +36,10 @@ const schema = z
     }
   });
 
-export type MediaEnv = z.infer<typeof schema>;
-
-/** Parses a set of variables; an empty variable counts as unset. */
-export function parseMediaEnv(variables: Record<string, string | undefined>): MediaEnv {
-  const parsed = schema.safeParse(
-    Object.fromEntries(
-      Object.entries(variables).filter(([key, value]) => key.startsWith('TESSERA_') && value),
-    ),
-  );
-  if (!parsed.success) {
-    throw new Error(
-      `Invalid media settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
-  }
-  return parsed.data;
+/** Parses a set of variables (process.env by default); an empty variable counts as unset. */
+export function parseMediaEnv(source?: Record<string, string | undefined>) {
+  return parseEnv('media', schema, source);
 }
+export type MediaEnv = ReturnType<typeof parseMediaEnv>;
 
-export const mediaEnv = parseMediaEnv(process.env);
+export const mediaEnv = parseMediaEnv();

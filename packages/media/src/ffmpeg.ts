@@ -158,7 +158,7 @@ let shared: Ffmpeg | undefined;
 /** The process's ffmpeg: `TESSERA_FFMPEG_PATH`, else the packaged static binary, else the WebAssembly build. */
 export async function defaultFfmpeg(): Promise<Ffmpeg> {
   if (shared) return shared;
-  const binary = mediaEnv.TESSERA_FFMPEG_PATH ?? installedFfmpegPath();
+  const binary = mediaEnv.ffmpegPath ?? installedFfmpegPath();
   if (binary) shared = new NativeFfmpeg(binary);
   else {
     const { WasmFfmpeg } = await import('./wasm-ffmpeg');

@@ -46,7 +46,7 @@ export function resolveMediaServices(
   override: MediaInferenceServices = {},
   env: MediaEnv = mediaEnv,
 ): ResolvedMediaServices {
-  const common = { timeoutS: env.TESSERA_INFERENCE_TIMEOUT_S, attempts: env.TESSERA_INFERENCE_ATTEMPTS };
+  const common = { timeoutS: env.inferenceTimeoutS, attempts: env.inferenceAttempts };
   const endpoint = (
     service: 'transcription' | 'caption',
     url: string | undefined,
@@ -69,21 +69,21 @@ export function resolveMediaServices(
     'transcription',
     override.transcription_url,
     override.transcription_model,
-    env.TESSERA_TRANSCRIPTION_URL,
-    env.TESSERA_TRANSCRIPTION_MODEL,
-    env.TESSERA_TRANSCRIPTION_API_KEY,
+    env.transcriptionUrl,
+    env.transcriptionModel,
+    env.transcriptionApiKey,
   );
   const captioning = endpoint(
     'caption',
     override.caption_url,
     override.caption_model,
-    env.TESSERA_CAPTION_URL,
-    env.TESSERA_CAPTION_MODEL,
-    env.TESSERA_CAPTION_API_KEY,
+    env.captionUrl,
+    env.captionModel,
+    env.captionApiKey,
   );
-  const video = override.video_embed_url ?? env.TESSERA_VIDEO_EMBED_URL;
-  const audio = override.audio_embed_url ?? env.TESSERA_AUDIO_EMBED_URL;
-  const pooling = override.visual_pooling_url ?? env.TESSERA_VISUAL_POOLING_URL;
+  const video = override.video_embed_url ?? env.videoEmbedUrl;
+  const audio = override.audio_embed_url ?? env.audioEmbedUrl;
+  const pooling = override.visual_pooling_url ?? env.visualPoolingUrl;
   return {
     ...(transcription && {
       transcription: {
@@ -97,7 +97,7 @@ export function resolveMediaServices(
     ...(pooling && {
       visualPooling: {
         url: pooling,
-        model: override.visual_pooling_model ?? env.TESSERA_VISUAL_POOLING_MODEL,
+        model: override.visual_pooling_model ?? env.visualPoolingModel,
       },
     }),
   };

@@ -143,8 +143,8 @@ describe('media settings', () => {
   });
 
   it('reads the endpoints, treats empty variables as unset and requires a model with a URL', () => {
-    expect(env.TESSERA_CAPTION_URL).toBeUndefined();
-    expect(env.TESSERA_INFERENCE_ATTEMPTS).toBe(3);
+    expect(env.captionUrl).toBeUndefined();
+    expect(env.inferenceAttempts).toBe(3);
     expect(() => parseMediaEnv({ TESSERA_CAPTION_URL: 'http://vl:8000/v1' })).toThrow(
       'Invalid media settings: TESSERA_CAPTION_MODEL: required when TESSERA_CAPTION_URL is set',
     );
