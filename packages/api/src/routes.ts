@@ -1,0 +1,51 @@
+/** Every route contract, in the order of the route table. */
+import type { RouteContract } from './contract';
+import * as Events from './events';
+import * as Graph from './graph';
+import * as Health from './health';
+import * as Ingestion from './ingestion';
+import * as OpenApi from './openapi-route';
+import * as Organizations from './organizations';
+import * as Schemas from './schemas';
+import * as Search from './search';
+import * as Tenants from './tenants';
+
+export const contracts: readonly RouteContract[] = [
+  Health.health,
+  Organizations.createOrganization,
+  Organizations.listOrganizations,
+  Organizations.getOrganization,
+  Organizations.listOrganizationTenants,
+  Organizations.deleteOrganization,
+  Tenants.createTenant,
+  Tenants.getTenant,
+  Tenants.deleteTenant,
+  Tenants.setTenantTier,
+  Tenants.getTenantTier,
+  Schemas.reconcileOrphans,
+  Schemas.schemaDrift,
+  Search.search,
+  Search.profiles,
+  Graph.upsert,
+  Graph.search,
+  Graph.neighbors,
+  Graph.path,
+  Graph.stats,
+  Events.workflowEvents,
+  Events.ingestionEvents,
+  Ingestion.upload,
+  Ingestion.presign,
+  Ingestion.start,
+  Ingestion.status,
+  Events.cancelWorkflow,
+  Ingestion.cancel,
+  Events.queues,
+  Events.queueInfo,
+  Events.queueOffset,
+  OpenApi.openapi,
+];
+
+/** The contract of `METHOD route` (`GET /admin/tenants/{tenant_full_id}`). */
+export function contractOf(method: string, route: string): RouteContract | undefined {
+  return contracts.find((contract) => contract.method === method && contract.route === route);
+}
