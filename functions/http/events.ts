@@ -1,5 +1,5 @@
 /** Task event routes: SSE streams, cancellation and queue info. */
-import { CancelRequest, streamTask, TaskEventStore, type TaskKind, unavailable } from '@tessera/events';
+import { CancelRequest, streamTask, TaskEventStore, type TaskKind } from '@tessera/events';
 import { httpRoute, sseRoute } from '@tessera/http';
 import { requireTenant, tenancy } from '@tessera/tenancy';
 import { z } from 'zod';
@@ -33,35 +33,22 @@ export const ingestionEvents = stream('ingestion', '/events/ingestion/{job_id}',
 
 export const cancelWorkflow = httpRoute(
   { path: z.object({ workflow_id: z.string().min(1) }), body: CancelRequest },
-  ({ path, body }) =>
-    store.cancel(path.workflow_id, 'workflow', body.reason).catch((error: unknown) => {
-      throw unavailable(path.workflow_id, error);
-    }),
+  ({ path, body }) => store.cancel(path.workflow_id, 'workflow', body.reason),
 );
 
 export const queues = httpRoute({ query: z.object({ tenant_id: z.string() }) }, async ({ query }) => {
   const { tenant } = await requireTenant(deps, query.tenant_id);
-  try {
-    const tasks = await store.active(tenant.full);
-    const infos = await Promise.all(tasks.map((task) => store.info(task.task_id)));
-    return { tenant_id: tenant.full, queues: infos, count: infos.length };
-  } catch (error) {
-    throw unavailable(undefined, error);
-  }
+  const tasks = await store.active(tenant.full);
+  const infos = await Promise.all(tasks.map((task) => store.info(task.task_id)));
+  return { tenant_id: tenant.full, queues: infos, count: infos.length };
 });
 
 const taskPath = z.object({ task_id: z.string().min(1) });
 
-export const queueInfo = httpRoute({ path: taskPath }, ({ path }) =>
-  store.info(path.task_id).catch((error: unknown) => {
-    throw unavailable(path.task_id, error);
-  }),
-);
+export const queueInfo = httpRoute({ path: taskPath }, ({ path }) => store.info(path.task_id));
 
 export const queueOffset = httpRoute({ path: taskPath }, async ({ path }) => {
-  const info = await store.info(path.task_id).catch((error: unknown) => {
-    throw unavailable(path.task_id, error);
-  });
+  const info = await store.info(path.task_id);
   const record = (await store.get(path.task_id))!;
   return { task_id: info.task_id, offset: record.next_offset };
 });

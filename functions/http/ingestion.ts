@@ -1,5 +1,5 @@
 /** Ingestion routes: uploads (posted or presigned), runs over the bucket, and a job's status. */
-import { CancelRequest, unavailable } from '@tessera/events';
+import { CancelRequest } from '@tessera/events';
 import { httpRoute, queryBoolean, reply, validate } from '@tessera/http';
 import {
   cancelJob,
@@ -92,10 +92,7 @@ export const start = httpRoute(
 /** `POST /events/ingestion/{job_id}/cancel`: the task's cancel, and a queued job settled at once. */
 export const cancel = httpRoute(
   { path: z.object({ job_id: z.string().min(1) }), body: CancelRequest },
-  ({ path, body }) =>
-    cancelJob(deps, path.job_id, body.reason).catch((error: unknown) => {
-      throw unavailable(path.job_id, error);
-    }),
+  ({ path, body }) => cancelJob(deps, path.job_id, body.reason),
 );
 
 export const status = httpRoute({ path: z.object({ id: z.string().min(1).max(200) }) }, ({ path }) =>

@@ -5,4 +5,5 @@ export * from './failpoints';
 export * from './ids';
 export { log } from './log';
 export * from './network';
+export type { SseStream } from './sse';
 export * from './v8';

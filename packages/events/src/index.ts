@@ -23,5 +23,6 @@ export {
   TaskEventStore,
   WORKFLOW_WINDOW,
 } from './store';
-export type { FrameSink, StreamRequest } from './streams';
-export { HEARTBEAT_MS, POLL_MS, streamTask, unavailable } from './streams';
+export type { StreamRequest } from './streams';
+export { HEARTBEAT_MS, POLL_MS, streamTask } from './streams';
+export { TaskEventsUnavailableError } from './unavailable';

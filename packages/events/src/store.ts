@@ -2,7 +2,8 @@
  * The shared task event store in DynamoDB: any runtime process or Lambda serves any task. A task row holds
  * the offset counter, lease, cancellation and subscribers; each event is a row keyed by its offset. Offsets
  * come from an atomic counter, so concurrent appenders never share one, and every append answers the task's
- * cancellation. Event rows of concurrent appends are written together (see rows.ts).
+ * cancellation. Event rows of concurrent appends are written together (see rows.ts). Reads of a task and
+ * cancellations that get no answer throw `TaskEventsUnavailableError` (document 3's 503).
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -25,6 +26,7 @@ import { ConflictError, NotFoundError } from '@tessera/core';
 import { conditional, documentClient, dynamoClient, resourceName, tables } from '@tessera/platform';
 import { type EventBody, isTerminal, type TaskEvent, type TaskKind } from './model';
 import { EventRowWriter } from './rows';
+import { unanswered } from './unavailable';
 
 /** A workflow keeps its newest 1,000 events. */
 export const WORKFLOW_WINDOW = 1000;
@@ -123,9 +125,9 @@ export class TaskEventStore {
   }
 
   async get(taskId: string): Promise<TaskRecord | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.queues, Key: { task_id: taskId }, ConsistentRead: true }),
-    );
+    const { Item } = await this.client
+      .send(new GetCommand({ TableName: this.queues, Key: { task_id: taskId }, ConsistentRead: true }))
+      .catch(unanswered(taskId));
     const record = Item as TaskRecord | undefined;
     // Expired rows may outlive their TTL (DynamoDB deletes late, emulators never): they are gone.
     if (record?.expires_at && record.expires_at * 1000 <= this.now()) return undefined;
@@ -370,7 +372,7 @@ export class TaskEventStore {
           ExpressionAttributeValues: { ':true': true, ':false': false, ':reason': reason },
         }),
       ),
-    );
+    ).catch(unanswered(taskId));
     if (!updated) throw new ConflictError(`${noun} ${taskId} already finished`);
     return { task_id: taskId, cancelled: true, message: `${noun} ${taskId} cancellation requested` };
   }
@@ -380,15 +382,17 @@ export class TaskEventStore {
     const found: TaskRecord[] = [];
     let start: Record<string, unknown> | undefined;
     do {
-      const page = await this.client.send(
-        new ScanCommand({
-          TableName: this.queues,
-          FilterExpression: 'tenant_id = :tenant AND ended = :false AND lease_expires_at > :now',
-          ExpressionAttributeValues: { ':tenant': tenantId, ':false': false, ':now': this.now() },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
+      const page = await this.client
+        .send(
+          new ScanCommand({
+            TableName: this.queues,
+            FilterExpression: 'tenant_id = :tenant AND ended = :false AND lease_expires_at > :now',
+            ExpressionAttributeValues: { ':tenant': tenantId, ':false': false, ':now': this.now() },
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+        )
+        .catch(unanswered());
       found.push(...((page.Items ?? []) as TaskRecord[]));
       start = page.LastEvaluatedKey;
     } while (start);

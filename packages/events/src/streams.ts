@@ -1,10 +1,11 @@
 /** Reading a task's events as a stream: replay from an offset, then live events until the task ends. */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { HttpError, ServiceUnavailableError, ValidationError } from '@tessera/core';
+import { type SseStream, ValidationError } from '@tessera/core';
 import { eventsEnv } from './env';
 import type { TaskEvent, TaskKind } from './model';
 import { appended, type TaskEventStore, type TaskRecord } from './store';
+import { TaskEventsUnavailableError } from './unavailable';
 
 export const HEARTBEAT_MS = eventsEnv.heartbeatMs;
 /** How often one watcher per task and process looks for events appended by other processes. */
@@ -198,32 +199,20 @@ function wake(
   });
 }
 
-export interface FrameSink {
-  event(data: unknown, id?: number): Promise<void>;
-  comment(text: string): Promise<void>;
-  readonly closed: boolean;
-  signal: AbortSignal;
-}
-
-/** The store not answering, before any stream starts: 503 `task_events_unavailable`. */
-export function unavailable(taskId: string | undefined, error: unknown): unknown {
-  if (error instanceof HttpError) return error;
-  return new ServiceUnavailableError(
-    'task_events_unavailable',
-    'The task event store did not answer; retry.',
-    {
-      failure: 'TaskEventsUnavailable',
-      ...(taskId ? { task_id: taskId } : {}),
-    },
-  );
-}
-
 export interface StreamRequest {
   taskId: string;
   kind: TaskKind;
   fromOffset?: number;
   lastEventId?: string;
-  open(): FrameSink;
+  /** Opens the stream; called once the request is known good (before it, failures answer with a status). */
+  open(): SseStream;
+}
+
+/** What failed, for a `stream_error` frame: the store's own failure when it did not answer. */
+function failureName(error: unknown): string {
+  const failure =
+    error instanceof TaskEventsUnavailableError && error.cause instanceof Error ? error.cause : error;
+  return (failure as Error).name || 'Error';
 }
 
 export async function streamTask(
@@ -232,9 +221,8 @@ export async function streamTask(
   heartbeatMs = HEARTBEAT_MS,
 ): Promise<void> {
   const { taskId } = request;
-  const record = await store.get(taskId).catch((error: unknown) => {
-    throw unavailable(taskId, error);
-  });
+  // A store that does not answer fails the request here, before any stream starts (503).
+  const record = await store.get(taskId);
   const resumeAt =
     request.lastEventId !== undefined && /^\d+$/.test(request.lastEventId)
       ? Number(request.lastEventId) + 1
@@ -306,7 +294,7 @@ export async function streamTask(
       await sink.event({
         type: 'stream_error',
         message: 'The task event store stopped answering; reconnect with Last-Event-ID to resume.',
-        failure: (error as Error).name || 'Error',
+        failure: failureName(error),
       });
     }
   } finally {

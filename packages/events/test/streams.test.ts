@@ -2,10 +2,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { SseStream } from '@tessera/core';
 import { type Emulators, startLocalBackends } from '@tessera/emulators';
 import { documentClient, resourceName, tables } from '@tessera/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FrameSink, type TaskEvent, TaskEventStore } from '../src/index';
+import { type TaskEvent, TaskEventStore } from '../src/index';
 import { streamTask } from '../src/streams';
 
 let emulators: Emulators;
@@ -42,7 +43,7 @@ function recordingSink() {
   const frames: { data: unknown; id?: number }[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
   const controller = new AbortController();
-  const sink: FrameSink = {
+  const sink: SseStream = {
     async event(data, frameId) {
       frames.push({ data, id: frameId });
       for (const waiter of waiters) if (frames.length >= waiter.count) waiter.resolve();

@@ -10,6 +10,6 @@ export {
   notFoundResponse,
   payloadTooLargeResponse,
 } from './responses';
-export type { SseRequest, SseStream } from './sse';
+export type { SseRequest } from './sse';
 export { sseRoute } from './sse';
 export { issuesFromZod, validate } from './validation';

@@ -5,6 +5,7 @@
  */
 
 import type { Writable } from 'node:stream';
+import type { SseStream } from '@tessera/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { z } from 'zod';
 import { errorResponse } from './responses';
@@ -23,14 +24,6 @@ interface AwsLambdaGlobal {
 }
 
 const lambda = () => (globalThis as unknown as { awslambda?: AwsLambdaGlobal }).awslambda;
-
-/** An open stream: frames go out as they are written; `closed` turns true when the client goes away. */
-export interface SseStream {
-  event(data: unknown, id?: number): Promise<void>;
-  comment(text: string): Promise<void>;
-  readonly closed: boolean;
-  signal: AbortSignal;
-}
 
 export interface SseRequest<P, Q> {
   path: P;
