@@ -1,12 +1,11 @@
 /** Ingestion routes: uploads (posted or presigned), runs over the bucket, and a job's status. */
 import { CancelRequest } from '@tessera/events';
-import { httpRoute, queryBoolean, reply, validate } from '@tessera/http';
+import { httpRoute, queryBoolean, reply } from '@tessera/http';
 import {
   cancelJob,
   ingestion,
   ingestionEnv,
   jobStatus,
-  parseMultipart,
   presignUpload,
   startRun,
   submitUpload,
@@ -19,23 +18,26 @@ const deps = ingestion();
 /** How long `wait=true` waits for the job; API Gateway gives up at 30 s. */
 const WAIT_MS = 25_000;
 
-const uploadForm = z.object({
-  tenant_id: z.string(),
-  profile: z.string().min(1).optional(),
-  wait: queryBoolean(false),
-});
-
 export const upload = httpRoute(
-  { query: z.object({ wait: queryBoolean(false) }) },
-  async ({ query, event }) => {
-    const form = await parseMultipart(event, ingestionEnv.maxUploadBytes);
-    const fields = validate('body', uploadForm, form.fields);
+  {
+    query: z.object({ wait: queryBoolean(false) }),
+    form: {
+      fields: z.object({
+        tenant_id: z.string(),
+        profile: z.string().min(1).optional(),
+        wait: queryBoolean(false),
+      }),
+      file: 'file',
+    },
+    maxFileBytes: ingestionEnv.maxUploadBytes,
+  },
+  async ({ query, form }) => {
     const submitted = await submitUpload(deps, {
-      tenantId: fields.tenant_id,
-      profile: fields.profile,
-      files: form.files.filter((file) => file.field === 'file'),
+      tenantId: form.fields.tenant_id,
+      profile: form.fields.profile,
+      files: form.files,
     });
-    if (!(query.wait || fields.wait)) return reply(202, submitted);
+    if (!(query.wait || form.fields.wait)) return reply(202, submitted);
     const job = await waitForJob(deps, submitted.job_id, WAIT_MS);
     if (!job?.result)
       return reply(202, { ...submitted, message: 'The job is still running; follow events_url' });

@@ -1,38 +1,60 @@
 /**
- * The shared middy stack of every HTTP route: body limits, content type, JSON parsing, zod validation of
- * body, query and path, then the domain call; one onError turns any failure into the spec's error bodies.
+ * The shared middy stack of every HTTP route: body limits, content type, JSON or multipart parsing, zod
+ * validation of body, query and path, then the domain call; one onError turns any failure into the spec's
+ * error bodies. A route is given its contract from @tessera/api, whose answers type what the handler returns.
  */
 
 import type { MiddlewareObj } from '@middy/core';
 import middy from '@middy/core';
+import type { Answer } from '@tessera/api';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '@tessera/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
+import { type FormFile, parseMultipart } from './multipart';
 import { errorResponse, type HttpResponse, json, MAX_BODY_BYTES } from './responses';
 import { validate } from './validation';
 
-export interface RouteSpec<B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType> {
-  body?: B;
-  query?: Q;
-  path?: P;
+/** A multipart/form-data body: its text fields are validated as `body`; files come from the `file` field. */
+export interface FormSpec<F extends z.ZodType = z.ZodType> {
+  fields: F;
+  file: string;
 }
 
-export interface RouteRequest<B, Q, P> {
-  body: B;
-  query: Q;
-  path: P;
+export interface RouteSpec {
+  body?: z.ZodType;
+  query?: z.ZodType;
+  path?: z.ZodType;
+  form?: FormSpec;
+  /** Largest file a form may carry (413 above); the body limit when not given. */
+  maxFileBytes?: number;
+  /** Success answers by status: what the handler may return. */
+  responses?: { [status: number]: Answer };
+}
+
+type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+export interface RouteRequest<S extends RouteSpec> {
+  body: Infer<S['body']>;
+  query: Infer<S['query']>;
+  path: Infer<S['path']>;
+  /** The form of a multipart route: its validated fields and the files of its file field. */
+  form: S['form'] extends FormSpec<infer F> ? { fields: z.output<F>; files: FormFile[] } : undefined;
   event: APIGatewayProxyEventV2;
 }
 
 /** A handler returns a plain value (200) or `reply(status, body)`. */
-export interface Reply {
+export interface Reply<S extends number = number, B = unknown> {
   readonly __reply: true;
-  status: number;
-  body: unknown;
+  status: S;
+  body: B;
   headers?: Record<string, string>;
 }
 
-export function reply(status: number, body: unknown, headers?: Record<string, string>): Reply {
+export function reply<S extends number, B>(
+  status: S,
+  body: B,
+  headers?: Record<string, string>,
+): Reply<S, B> {
   return { __reply: true, status, body, headers };
 }
 
@@ -40,7 +62,14 @@ function isReply(value: unknown): value is Reply {
   return typeof value === 'object' && value !== null && (value as Reply).__reply === true;
 }
 
-type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
+/** What a handler of `spec` may return: a body of its 200 answer, or a reply of any of its answers. */
+export type RouteAnswer<S extends RouteSpec> = S['responses'] extends infer R extends Record<number, Answer>
+  ? {
+      [K in keyof R & number]:
+        | Reply<K, z.input<R[K]['schema']>>
+        | (K extends 200 ? z.input<R[K]['schema']> : never);
+    }[keyof R & number]
+  : unknown;
 
 function header(event: APIGatewayProxyEventV2, name: string): string | undefined {
   return event.headers?.[name] ?? undefined;
@@ -78,6 +107,13 @@ function parseJsonBody(event: APIGatewayProxyEventV2): unknown {
   }
 }
 
+/** Parses a multipart body, validates its fields as `body` and keeps the files of the form's file field. */
+async function parseForm(event: APIGatewayProxyEventV2, spec: FormSpec, maxFileBytes: number) {
+  const form = await parseMultipart(event, maxFileBytes);
+  const fields = validate('body', spec.fields, form.fields);
+  return { fields, files: form.files.filter((file) => file.field === spec.file) };
+}
+
 const errorBoundary: MiddlewareObj<APIGatewayProxyEventV2, HttpResponse> = {
   name: 'tessera-error-boundary',
   onError: (request) => {
@@ -89,13 +125,9 @@ const errorBoundary: MiddlewareObj<APIGatewayProxyEventV2, HttpResponse> = {
 };
 
 /** Builds the Lambda handler of one route. */
-export function httpRoute<
-  B extends z.ZodType | undefined = undefined,
-  Q extends z.ZodType | undefined = undefined,
-  P extends z.ZodType | undefined = undefined,
->(
-  spec: { body?: B; query?: Q; path?: P },
-  fn: (request: RouteRequest<Infer<B>, Infer<Q>, Infer<P>>) => Promise<unknown> | unknown,
+export function httpRoute<const S extends RouteSpec>(
+  spec: S,
+  fn: (request: RouteRequest<S>) => Promise<RouteAnswer<S>> | RouteAnswer<S>,
 ) {
   return middy<APIGatewayProxyEventV2, HttpResponse, Error, Context>()
     .use(errorBoundary)
@@ -103,7 +135,10 @@ export function httpRoute<
       const body = spec.body ? validate('body', spec.body, parseJsonBody(event)) : undefined;
       const query = spec.query ? validate('query', spec.query, event.queryStringParameters ?? {}) : undefined;
       const path = spec.path ? validate('path', spec.path, event.pathParameters ?? {}) : undefined;
-      const result = await fn({ body, query, path, event } as RouteRequest<Infer<B>, Infer<Q>, Infer<P>>);
+      const form = spec.form
+        ? await parseForm(event, spec.form, spec.maxFileBytes ?? MAX_BODY_BYTES)
+        : undefined;
+      const result: unknown = await fn({ body, query, path, form, event } as RouteRequest<S>);
       if (isReply(result)) return json(result.status, result.body, result.headers);
       return json(200, result);
     });

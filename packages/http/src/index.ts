@@ -1,5 +1,7 @@
-export type { Reply, RouteRequest } from './handler';
+export type { FormSpec, Reply, RouteAnswer, RouteRequest, RouteSpec } from './handler';
 export { httpRoute, reply } from './handler';
+export type { FormFile, MultipartForm } from './multipart';
+export { parseMultipart } from './multipart';
 export { queryBoolean, queryInt } from './params';
 export type { HttpResponse } from './responses';
 export {

@@ -5,7 +5,6 @@ export { JobStore, sourceKey } from './jobs';
 export { INCOMING_PREFIX, jobOfIncomingKey } from './keys';
 export type { FileResult, JobRecord, JobState, UploadResult } from './model';
 export { TERMINAL_STATES } from './model';
-export { parseMultipart } from './multipart';
 export { decodeText, htmlToText, pdfPages } from './pipelines/documents';
 export { jobStatus, waitForJob } from './queries';
 export { recoverIdleJobs } from './recovery';

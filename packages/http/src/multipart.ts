@@ -1,11 +1,18 @@
-/** `multipart/form-data` bodies of API Gateway events: the form's fields and its files. */
+/** The multipart/form-data body parser of the HTTP stack: a form's text fields and its files. */
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '@tessera/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import busboy from 'busboy';
 
+/** One file part: the form field it came in, its file name as sent (a relative path is kept) and its bytes. */
+export interface FormFile {
+  field: string;
+  name: string;
+  bytes: Buffer;
+}
+
 export interface MultipartForm {
   fields: Record<string, string>;
-  files: { field: string; name: string; bytes: Buffer }[];
+  files: FormFile[];
 }
 
 /** Parses the form; a file over `maxFileBytes` answers 413 before the rest is read. */

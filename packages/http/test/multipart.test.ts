@@ -1,0 +1,106 @@
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { httpRoute, parseMultipart, reply } from '../src';
+
+async function eventOf(form: FormData): Promise<APIGatewayProxyEventV2> {
+  const request = new Request('http://localhost/', { method: 'POST', body: form });
+  const body = Buffer.from(await request.arrayBuffer());
+  return {
+    headers: { 'content-type': request.headers.get('content-type')! },
+    body: body.toString('base64'),
+    isBase64Encoded: true,
+  } as unknown as APIGatewayProxyEventV2;
+}
+
+describe('parseMultipart', () => {
+  it('answers the fields and every file with its name and bytes', async () => {
+    const form = new FormData();
+    form.set('tenant_id', 'acme');
+    form.append('file', new Blob([Buffer.from('# A')]), 'docs/a.md');
+    form.append('file', new Blob([Buffer.from([0, 1, 2])]), 'b.bin');
+    const parsed = await parseMultipart(await eventOf(form), 1024);
+    expect(parsed.fields).toEqual({ tenant_id: 'acme' });
+    expect(parsed.files.map((file) => [file.field, file.name, [...file.bytes]])).toEqual([
+      ['file', 'docs/a.md', [...Buffer.from('# A')]],
+      ['file', 'b.bin', [0, 1, 2]],
+    ]);
+  });
+
+  it('answers 413 for a file over the limit', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.alloc(2048)]), 'big.txt');
+    await expect(parseMultipart(await eventOf(form), 1024)).rejects.toMatchObject({ status: 413 });
+  });
+
+  it('answers 415 for a body that is not multipart', async () => {
+    const event = {
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    } as unknown as APIGatewayProxyEventV2;
+    expect(() => parseMultipart(event, 1024)).toThrow(/multipart\/form-data/);
+  });
+
+  it('answers 400 for a multipart body without its boundary', async () => {
+    const event = {
+      headers: { 'content-type': 'multipart/form-data' },
+      body: 'x',
+    } as unknown as APIGatewayProxyEventV2;
+    await expect(parseMultipart(event, 1024)).rejects.toMatchObject({ status: 400 });
+  });
+});
+
+describe('httpRoute with a multipart form', () => {
+  const context = { awsRequestId: 'r1' } as unknown as Context;
+  const route = httpRoute(
+    {
+      query: z.object({ wait: z.string().optional() }),
+      form: {
+        fields: z.object({ tenant_id: z.string(), profile: z.string().min(1).optional() }),
+        file: 'file',
+      },
+      maxFileBytes: 1024,
+    },
+    ({ form }) =>
+      reply(202, { fields: form.fields, files: form.files.map((file) => [file.name, file.bytes.length]) }),
+  );
+  const call = async (event: APIGatewayProxyEventV2) => {
+    const response = await route(event, context);
+    return { status: response.statusCode, body: JSON.parse(response.body) };
+  };
+
+  it('validates the fields and gives the files of the file field only', async () => {
+    const form = new FormData();
+    form.set('tenant_id', 'acme');
+    form.append('file', new Blob([Buffer.from('# A')]), 'docs/a.md');
+    form.append('other', new Blob([Buffer.from('x')]), 'ignored.txt');
+    expect(await call(await eventOf(form))).toEqual({
+      status: 202,
+      body: { fields: { tenant_id: 'acme' }, files: [['docs/a.md', 3]] },
+    });
+  });
+
+  it('answers 422 in the validation shape for a missing field, at body', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from('# A')]), 'a.md');
+    const answer = await call(await eventOf(form));
+    expect(answer.status).toBe(422);
+    expect(answer.body.detail).toEqual([
+      { type: 'missing', loc: ['body', 'tenant_id'], msg: 'Field required', input: {} },
+    ]);
+  });
+
+  it('answers 413 for a file over the limit and 415 for a body that is not multipart', async () => {
+    const form = new FormData();
+    form.set('tenant_id', 'acme');
+    form.append('file', new Blob([Buffer.alloc(2048)]), 'big.txt');
+    expect((await call(await eventOf(form))).status).toBe(413);
+    const json = {
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    } as unknown as APIGatewayProxyEventV2;
+    const refused = await call(json);
+    expect(refused.status).toBe(415);
+    expect(refused.body.detail).toMatch(/multipart\/form-data with a 'file' field/);
+  });
+});
