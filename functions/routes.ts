@@ -115,6 +115,8 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/events/queues', handler: 'http/events.queues' },
   { method: 'GET', path: '/events/queues/{task_id}', handler: 'http/events.queueInfo' },
   { method: 'GET', path: '/events/queues/{task_id}/offset', handler: 'http/events.queueOffset' },
+
+  { method: 'GET', path: '/openapi.json', handler: 'http/openapi.openapi' },
 ];
 
 /** Serves every request no route matches. */

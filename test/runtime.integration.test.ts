@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, type RuntimeProcess, spawnRuntime } from './support/runtime';
 
@@ -17,6 +19,16 @@ describe('local runtime (integration)', () => {
     for (const service of ['dynamodb', 's3', 'sqs', 'search_backend']) {
       expect(body.services[service].status).toBe('ok');
     }
+  });
+
+  it('serves the OpenAPI document of every route at /openapi.json, as docs/openapi.json holds it', async () => {
+    const { status, body, headers } = await call(rt.url, 'GET', '/openapi.json');
+    expect(status).toBe(200);
+    expect(headers.get('content-type')).toBe('application/json');
+    expect(body).toEqual(
+      JSON.parse(readFileSync(path.join(import.meta.dirname, '../docs/openapi.json'), 'utf8')),
+    );
+    expect(Object.keys(body.paths)).toContain('/openapi.json');
   });
 
   it('answers unknown routes 404 and wrong methods 405 in the error shape', async () => {

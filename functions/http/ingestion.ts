@@ -1,6 +1,6 @@
 /** Ingestion routes: uploads (posted or presigned), runs over the bucket, and a job's status. */
-import { CancelRequest } from '@tessera/events';
-import { httpRoute, queryBoolean, reply } from '@tessera/http';
+import { Ingestion } from '@tessera/api';
+import { httpRoute, reply } from '@tessera/http';
 import {
   cancelJob,
   ingestion,
@@ -11,7 +11,6 @@ import {
   submitUpload,
   waitForJob,
 } from '@tessera/ingestion';
-import { z } from 'zod';
 
 const deps = ingestion();
 
@@ -19,24 +18,9 @@ const deps = ingestion();
 const WAIT_MS = 25_000;
 
 export const upload = httpRoute(
-  {
-    query: z.object({ wait: queryBoolean(false) }),
-    form: {
-      fields: z.object({
-        tenant_id: z.string(),
-        profile: z.string().min(1).optional(),
-        wait: queryBoolean(false),
-      }),
-      file: 'file',
-    },
-    maxFileBytes: ingestionEnv.maxUploadBytes,
-  },
+  { ...Ingestion.upload, maxFileBytes: ingestionEnv.maxUploadBytes },
   async ({ query, form }) => {
-    const submitted = await submitUpload(deps, {
-      tenantId: form.fields.tenant_id,
-      profile: form.fields.profile,
-      files: form.files,
-    });
+    const submitted = await submitUpload(deps, { ...form.fields, files: form.files });
     if (!(query.wait || form.fields.wait)) return reply(202, submitted);
     const job = await waitForJob(deps, submitted.job_id, WAIT_MS);
     if (!job?.result)
@@ -45,58 +29,15 @@ export const upload = httpRoute(
   },
 );
 
-export const presign = httpRoute(
-  {
-    body: z.object({
-      tenant_id: z.string(),
-      filename: z.string().min(1).max(1000),
-      size: z.number().int().min(0),
-      profile: z.string().min(1).optional(),
-      content_type: z.string().min(1).max(200).optional(),
-    }),
-  },
-  async ({ body }) =>
-    reply(
-      201,
-      await presignUpload(deps, {
-        tenantId: body.tenant_id,
-        filename: body.filename,
-        size: body.size,
-        profile: body.profile,
-        contentType: body.content_type,
-      }),
-    ),
+export const presign = httpRoute(Ingestion.presign, async ({ body }) =>
+  reply(201, await presignUpload(deps, body)),
 );
 
-export const start = httpRoute(
-  {
-    body: z
-      .object({
-        tenant_id: z.string(),
-        profile: z.string().min(1).optional(),
-        prefix: z.string().min(1).max(1000).optional(),
-        keys: z.array(z.string().min(1).max(1000)).min(1).max(10_000).optional(),
-      })
-      .refine((body) => !(body.prefix && body.keys), { message: 'give prefix or keys, not both' }),
-  },
-  async ({ body }) =>
-    reply(
-      202,
-      await startRun(deps, {
-        tenantId: body.tenant_id,
-        profile: body.profile,
-        prefix: body.prefix,
-        keys: body.keys,
-      }),
-    ),
-);
+export const start = httpRoute(Ingestion.start, async ({ body }) => reply(202, await startRun(deps, body)));
 
 /** `POST /events/ingestion/{job_id}/cancel`: the task's cancel, and a queued job settled at once. */
-export const cancel = httpRoute(
-  { path: z.object({ job_id: z.string().min(1) }), body: CancelRequest },
-  ({ path, body }) => cancelJob(deps, path.job_id, body.reason),
+export const cancel = httpRoute(Ingestion.cancel, ({ path, body }) =>
+  cancelJob(deps, path.job_id, body.reason),
 );
 
-export const status = httpRoute({ path: z.object({ id: z.string().min(1).max(200) }) }, ({ path }) =>
-  jobStatus(deps, path.id),
-);
+export const status = httpRoute(Ingestion.status, ({ path }) => jobStatus(deps, path.id));

@@ -1,4 +1,5 @@
 /** Admin routes of organizations. */
+import { Organizations } from '@tessera/api';
 import { httpRoute, reply } from '@tessera/http';
 import {
   createOrganization as create,
@@ -8,28 +9,21 @@ import {
   deleteOrganization as remove,
   tenancy,
 } from '@tessera/tenancy';
-import { z } from 'zod';
 
 const deps = tenancy();
-const orgPath = z.object({ org_id: z.string() });
 
-export const createOrganization = httpRoute(
-  {
-    body: z.object({
-      org_id: z.string(),
-      org_name: z.string().min(1).optional(),
-      created_by: z.string().min(1).default('api'),
-    }),
-  },
-  async ({ body }) => reply(201, await create(deps, body)),
+export const createOrganization = httpRoute(Organizations.createOrganization, async ({ body }) =>
+  reply(201, await create(deps, body)),
 );
 
-export const listOrganizations = httpRoute({}, () => list(deps));
+export const listOrganizations = httpRoute(Organizations.listOrganizations, () => list(deps));
 
-export const getOrganization = httpRoute({ path: orgPath }, ({ path }) => get(deps, path.org_id));
+export const getOrganization = httpRoute(Organizations.getOrganization, ({ path }) => get(deps, path.org_id));
 
-export const listOrganizationTenants = httpRoute({ path: orgPath }, ({ path }) =>
+export const listOrganizationTenants = httpRoute(Organizations.listOrganizationTenants, ({ path }) =>
   listTenants(deps, path.org_id),
 );
 
-export const deleteOrganization = httpRoute({ path: orgPath }, ({ path }) => remove(deps, path.org_id));
+export const deleteOrganization = httpRoute(Organizations.deleteOrganization, ({ path }) =>
+  remove(deps, path.org_id),
+);

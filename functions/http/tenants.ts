@@ -1,4 +1,5 @@
 /** Admin routes of tenants and their router tier. */
+import { Tenants } from '@tessera/api';
 import { httpRoute, reply } from '@tessera/http';
 import {
   createTenant as create,
@@ -8,42 +9,21 @@ import {
   setTier,
   tenancy,
 } from '@tessera/tenancy';
-import { z } from 'zod';
 
 const deps = tenancy();
-const tenantPath = z.object({ tenant_full_id: z.string() });
 
-export const createTenant = httpRoute(
-  {
-    body: z.object({
-      tenant_id: z.string(),
-      org_id: z.string().optional(),
-      created_by: z.string().min(1).default('api'),
-      base_schemas: z.array(z.string().min(1)).min(1).max(20).optional(),
-    }),
-  },
-  async ({ body }) => reply(201, await create(deps, body)),
+export const createTenant = httpRoute(Tenants.createTenant, async ({ body }) =>
+  reply(201, await create(deps, body)),
 );
 
-export const getTenant = httpRoute({ path: tenantPath }, ({ path }) => get(deps, path.tenant_full_id));
+export const getTenant = httpRoute(Tenants.getTenant, ({ path }) => get(deps, path.tenant_full_id));
 
-export const deleteTenant = httpRoute({ path: tenantPath }, ({ path }) => remove(deps, path.tenant_full_id));
+export const deleteTenant = httpRoute(Tenants.deleteTenant, ({ path }) => remove(deps, path.tenant_full_id));
 
-export const setTenantTier = httpRoute(
-  {
-    path: tenantPath,
-    body: z.object({
-      tier: z
-        .string()
-        .regex(
-          /^[a-z0-9_-]{1,32}$/,
-          'tier must be 1 to 32 lower-case letters, digits, hyphens or underscores',
-        ),
-    }),
-  },
-  ({ path, body }) => setTier(deps, path.tenant_full_id, body.tier),
+export const setTenantTier = httpRoute(Tenants.setTenantTier, ({ path, body }) =>
+  setTier(deps, path.tenant_full_id, body.tier),
 );
 
-export const getTenantTier = httpRoute({ path: tenantPath }, ({ path }) =>
+export const getTenantTier = httpRoute(Tenants.getTenantTier, ({ path }) =>
   getTier(deps, path.tenant_full_id),
 );

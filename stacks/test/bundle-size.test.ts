@@ -23,6 +23,7 @@ const BUDGETS_MB: Record<string, number> = {
   'http/search': 2.5,
   'http/graph': 2.5,
   'http/events': 2.45,
+  'http/openapi': 1.05,
   'http/ingestion': 7.6,
   'workers/maintenance': 2.45,
   'workers/ingestion': 7.6,

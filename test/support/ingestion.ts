@@ -1,5 +1,6 @@
 /** Helpers for ingestion tests: uploads as a client sends them, PDFs with and without a text layer. */
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { checkAnswer } from './contract';
 import { type Answer, call } from './runtime';
 
 export interface UploadFile {
@@ -25,6 +26,7 @@ export async function upload(
   } catch {
     // not JSON
   }
+  checkAnswer('POST', `/ingestion/upload${query}`, response.status, body);
   return { status: response.status, body, headers: response.headers };
 }
 

@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { checkAnswer } from './contract';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -95,5 +96,6 @@ export async function call(
   } catch {
     // not JSON
   }
+  checkAnswer(method, pathAndQuery, response.status, parsed);
   return { status: response.status, body: parsed, headers: response.headers };
 }

@@ -1,7 +1,10 @@
 /** `tessera index`'s uploads: the walked files in batches through `/ingestion/upload`, each answered per file. */
 import { readFile } from 'node:fs/promises';
+import { Ingestion } from '@tessera/api';
+import { z } from 'zod';
 import type { RuntimeClient } from './client';
 import { CliError } from './errors';
+import { readAnswer } from './graph-api';
 import type { WalkedFile } from './walk';
 
 export interface IndexError {
@@ -9,20 +12,11 @@ export interface IndexError {
   message: string;
 }
 
-export interface FileOutcome {
-  source_doc_id: string;
-  status: 'indexed' | 'skipped' | 'failed';
-  chunks_created: number;
-  documents_fed: number;
-  error?: string;
-}
+/** What one file of a batch came to. */
+export type FileOutcome = Ingestion.FileResult;
 
-interface JobAnswer {
-  job_id: string;
-  status: string;
-  files?: FileOutcome[];
-  error?: string;
-}
+/** The upload's answer: the ended job (200), or the job still queued or running (202). */
+const UploadAnswer = z.union([Ingestion.UploadResult, Ingestion.StillRunning, Ingestion.Submitted]);
 
 /** Files an upload carries, and bytes: small enough for the API's 10 MB body limit. */
 const BATCH_FILES = 256;
@@ -47,30 +41,35 @@ export function batches(files: WalkedFile[]): WalkedFile[][] {
 }
 
 /** Uploads one batch and answers the job's per-file outcome once the job ended. */
-async function upload(client: RuntimeClient, tenant: string, files: WalkedFile[]): Promise<JobAnswer> {
+async function upload(
+  client: RuntimeClient,
+  tenant: string,
+  files: WalkedFile[],
+): Promise<Ingestion.UploadResult> {
   const form = new FormData();
   form.set('tenant_id', tenant);
   form.set('wait', 'true');
   for (const file of files) {
     form.append('file', new Blob([await readFile(file.absolute)]), file.relative);
   }
-  let answer = (await client.postForm('/ingestion/upload', form, 120_000)) as JobAnswer;
+  const answer = readAnswer(
+    UploadAnswer,
+    await client.postForm('/ingestion/upload', form, 120_000),
+    '/ingestion/upload',
+  );
+  if (answer.status !== 'queued') return answer;
   // The server stops waiting after ~25 s and answers the queued job; a longer job is followed through its status.
-  while (answer.status === 'queued') {
+  for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const status = (await client.get(`/ingestion/${answer.job_id}/events`, {})) as {
-      state: string;
-      result?: JobAnswer;
-      error?: string;
-    };
-    if (status.result) answer = status.result;
-    else if (['failed', 'cancelled'].includes(status.state)) {
+    const path = `/ingestion/${answer.job_id}/events`;
+    const status = readAnswer(Ingestion.JobStatus, await client.get(path, {}), path);
+    if (status.result) return status.result;
+    if (['failed', 'cancelled'].includes(status.state)) {
       throw new CliError(
         `Ingestion job ${answer.job_id} ${status.state}: ${status.error ?? 'no reason given'}`,
       );
     }
   }
-  return answer;
 }
 
 /** Statuses that refuse what a request carries (a file over the cap, an empty file), not the run. */
@@ -87,7 +86,7 @@ export async function uploadBatch(
 ): Promise<{ outcomes: FileOutcome[]; errors: IndexError[] }> {
   const done: { outcomes: FileOutcome[]; errors: IndexError[] } = { outcomes: [], errors: [] };
   try {
-    done.outcomes = (await upload(client, tenant, files)).files ?? [];
+    done.outcomes = (await upload(client, tenant, files)).files;
   } catch (error) {
     if (!(error instanceof CliError && REFUSED_CONTENT.has(error.status ?? 0))) throw error;
     if (files.length === 1) {

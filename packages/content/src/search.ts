@@ -1,28 +1,13 @@
 /** Content search for a tenant: one profile, or several fused by reciprocal rank fusion. */
+import type { Search } from '@tessera/api';
 import { BadRequestError, tenantSchemaName } from '@tessera/core';
 import { type Profile, type RankingStrategy, rank, reciprocalRankFusion, type Scored } from '@tessera/search';
 import { requireTenant } from '@tessera/tenancy';
 import type { ContentDeps } from './deps';
 import { resolveProfile } from './indexing';
 
-export interface SearchRequest {
-  query: string;
-  tenant_id: string;
-  profile?: string;
-  profiles?: string[];
-  strategy?: RankingStrategy;
-  top_k: number;
-}
-
-export interface SearchResult {
-  document_id: string;
-  source_doc_id: string;
-  score: number;
-  rank: number;
-  profile: string;
-  text: string;
-  fields: Record<string, unknown>;
-}
+export type SearchRequest = Search.SearchRequest;
+export type SearchResult = Search.SearchResult;
 
 const SNIPPET = 240;
 const HIDDEN = new Set(['document_id', 'source_doc_id', 'embedding', 'embedding_binary', 'dense_embedding']);
@@ -54,7 +39,10 @@ function strategyFor(profile: Profile, requested?: RankingStrategy): RankingStra
   return requested;
 }
 
-export async function searchContent(deps: ContentDeps, request: SearchRequest) {
+export async function searchContent(
+  deps: ContentDeps,
+  request: SearchRequest,
+): Promise<Search.SearchResponse> {
   const started = performance.now();
   const names = request.profiles ?? (request.profile ? [request.profile] : []);
   if (names.length === 0) throw new BadRequestError('Give a profile, or a list of profiles to fuse');
@@ -145,7 +133,7 @@ export async function searchContent(deps: ContentDeps, request: SearchRequest) {
 }
 
 /** Profiles a tenant can search, with whether its schema holds anything yet. */
-export async function listProfiles(deps: ContentDeps, tenantId: string) {
+export async function listProfiles(deps: ContentDeps, tenantId: string): Promise<Search.ProfileList> {
   const { tenant, record } = await requireTenant(deps.tenancy, tenantId);
   const profiles = await Promise.all(
     deps.profiles.list().map(async (profile) => {

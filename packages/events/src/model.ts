@@ -1,67 +1,22 @@
-/** Task events: what producers report and what streams deliver. */
-import { z } from 'zod';
+/** Task events: what producers report and what streams deliver. The wire shapes are @tessera/api's. */
+import { Events } from '@tessera/api';
 
-export const TaskState = z.enum(['pending', 'working', 'input-required', 'completed', 'failed', 'cancelled']);
-export type TaskState = z.infer<typeof TaskState>;
-
-export const TaskKind = z.enum(['workflow', 'ingestion']);
-export type TaskKind = z.infer<typeof TaskKind>;
-
-/** The body of a cancel request: an optional reason (the first reason given stays). */
-export const CancelRequest = z
-  .object({ reason: z.string().min(1).max(1000).default('Cancelled on request') })
-  .default({ reason: 'Cancelled on request' });
-
-export const StatusEvent = z.object({
-  type: z.literal('status'),
-  state: TaskState,
-  phase: z.string().optional(),
-  message: z.string().optional(),
-});
-export const ProgressEvent = z.object({
-  type: z.literal('progress'),
-  current: z.number(),
-  total: z.number(),
-  percentage: z.number(),
-  step: z.string().optional(),
-  details: z.record(z.string(), z.unknown()).default({}),
-});
-export const ArtifactEvent = z.object({
-  type: z.literal('artifact'),
-  artifact_type: z.string(),
-  data: z.unknown(),
-  is_partial: z.boolean().default(false),
-});
-export const ErrorEvent = z.object({
-  type: z.literal('error'),
-  error_type: z.string(),
-  error_message: z.string(),
-  recoverable: z.boolean(),
-});
-export const CompleteEvent = z.object({
-  type: z.literal('complete'),
-  result: z.record(z.string(), z.unknown()),
-  summary: z.string().optional(),
-  execution_time_seconds: z.number().optional(),
-});
-
-/** What a producer reports; the store adds `task_id`, `tenant_id`, `event_id`, `timestamp` and `offset`. */
-export const EventBody = z.discriminatedUnion('type', [
-  StatusEvent,
-  ProgressEvent,
+export const {
   ArtifactEvent,
-  ErrorEvent,
+  CancelRequest,
   CompleteEvent,
-]);
-export type EventBody = z.infer<typeof EventBody>;
-
-export type TaskEvent = EventBody & {
-  task_id: string;
-  tenant_id: string;
-  event_id: string;
-  timestamp: string;
-  offset: number;
-};
+  ErrorEvent,
+  EventBody,
+  ProgressEvent,
+  StatusEvent,
+  TaskEvent,
+  TaskKind,
+  TaskState,
+} = Events;
+export type EventBody = Events.EventBody;
+export type TaskEvent = Events.TaskEvent;
+export type TaskKind = Events.TaskKind;
+export type TaskState = Events.TaskState;
 
 /** Events after which a task has ended. */
 export function isTerminal(event: EventBody): boolean {

@@ -1,18 +1,9 @@
 /** Deterministic node and edge identifiers. */
 import { createHash } from 'node:crypto';
+import { Graph } from '@tessera/api';
 
-/**
- * `node_id` of a name: Unicode NFD, non-ASCII dropped, each run of characters outside [A-Za-z0-9] replaced
- * by `_`, `_` trimmed at both ends, lower-cased. `"What's New?"` → `what_s_new`. May be empty.
- */
-export function normalizeNodeId(name: string): string {
-  return name
-    .normalize('NFD')
-    .replace(/[^\p{ASCII}]/gu, '')
-    .replace(/[^A-Za-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '')
-    .toLowerCase();
-}
+/** `node_id` of a name (part of the API: clients compute it too). May be empty. */
+export const normalizeNodeId = Graph.normalizeNodeId;
 
 /** A float as Python's `repr` writes it: `0.0`, `14.0`, `14.5`, `1e-05`, `1e+16`. */
 export function pythonFloat(value: number): string {

@@ -2,7 +2,6 @@ export type { FormSpec, Reply, RouteAnswer, RouteRequest, RouteSpec } from './ha
 export { httpRoute, reply } from './handler';
 export type { FormFile, MultipartForm } from './multipart';
 export { parseMultipart } from './multipart';
-export { queryBoolean, queryInt } from './params';
 export type { HttpResponse } from './responses';
 export {
   errorResponse,

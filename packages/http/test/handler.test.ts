@@ -1,8 +1,9 @@
+import { queryBoolean, queryInt } from '@tessera/api';
 import { BusinessRuleError, NotFoundError } from '@tessera/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { httpRoute, MAX_BODY_BYTES, queryBoolean, queryInt, reply } from '../src/index';
+import { httpRoute, MAX_BODY_BYTES, reply } from '../src/index';
 
 function event(overrides: Partial<APIGatewayProxyEventV2> = {}): APIGatewayProxyEventV2 {
   return {

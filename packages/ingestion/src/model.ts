@@ -1,8 +1,8 @@
 /** Ingestion jobs: what a job holds, what its files produced, and the answer an upload waits for. */
+import type { Ingestion } from '@tessera/api';
 import { z } from 'zod';
 
-export const JobState = z.enum(['queued', 'running', 'complete', 'failed', 'cancelled']);
-export type JobState = z.infer<typeof JobState>;
+export type JobState = Ingestion.JobState;
 
 export const TERMINAL_STATES: readonly JobState[] = ['complete', 'failed', 'cancelled'];
 
@@ -18,41 +18,10 @@ export interface JobFile {
   profile: string;
 }
 
-export type FileStatus = 'indexed' | 'skipped' | 'failed';
-
-export interface FileResult {
-  source_doc_id: string;
-  profile: string;
-  status: FileStatus;
-  chunks_created: number;
-  documents_fed: number;
-  graph_nodes: number;
-  graph_edges: number;
-  error?: string;
-  error_type?: string;
-  /** Why the server-side graph pass produced nothing for this file, when it failed or was skipped. */
-  extraction?: string;
-}
-
+/** What a file of a job produced (its status, counts, and why it failed or yielded no graph). */
+export type FileResult = Ingestion.FileResult;
 /** The upload response of document 3, plus the per-file detail of a job of several files. */
-export interface UploadResult {
-  status: 'complete' | 'failed' | 'cancelled';
-  job_id: string;
-  video_id: string;
-  chunks_created: number;
-  documents_fed: number;
-  graph_nodes: number;
-  graph_edges: number;
-  processing_time: number;
-  files_skipped: number;
-  files_failed: number;
-  files: FileResult[];
-  /** Whether claims (graph edges from text) were extracted, or why not. */
-  claims: string;
-  error?: string;
-  error_type?: string;
-  reason?: string;
-}
+export type UploadResult = Ingestion.UploadResult;
 
 export interface JobRecord {
   job_id: string;

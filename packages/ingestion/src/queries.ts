@@ -1,10 +1,11 @@
 /** A job's state and status entries, and waiting for a job to end. */
+import type { Ingestion } from '@tessera/api';
 import { NotFoundError } from '@tessera/core';
 import type { IngestionDeps } from './deps';
 import { type JobRecord, TERMINAL_STATES } from './model';
 import { statusEntry } from './status';
 
-export async function jobStatus(deps: IngestionDeps, jobId: string) {
+export async function jobStatus(deps: IngestionDeps, jobId: string): Promise<Ingestion.JobStatus> {
   const job = await deps.jobs.get(jobId);
   if (!job) throw new NotFoundError(`No ingestion job found with ID ${jobId}`);
   const entries = [];

@@ -3,20 +3,10 @@
  * `queued`, `working` → `running`, complete → `complete` with the result, error → `failed`, cancelled
  * status → `cancelled`; other events are pipeline events of a running job.
  */
+import type { Ingestion } from '@tessera/api';
 import type { TaskEvent } from '@tessera/events';
 
-export interface StatusEntry {
-  state: 'queued' | 'running' | 'retrying' | 'complete' | 'failed' | 'cancelled';
-  ingest_id: string;
-  event_id: string;
-  timestamp: string;
-  offset: number;
-  event?: TaskEvent;
-  result?: Record<string, unknown>;
-  error?: string;
-  error_type?: string;
-  reason?: string;
-}
+export type StatusEntry = Ingestion.StatusEntry;
 
 export function statusEntry(event: TaskEvent): StatusEntry {
   const base = {

@@ -6,6 +6,7 @@
 import { DeleteObjectsCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { Ingestion } from '@tessera/api';
 import { BadRequestError, log, PayloadTooLargeError, ValidationError } from '@tessera/core';
 import { QUEUED_INGESTION_LEASE_MS } from '@tessera/events';
 import { requireTenant } from '@tessera/tenancy';
@@ -20,13 +21,7 @@ export interface UploadedFile {
   bytes: Uint8Array;
 }
 
-export interface Submitted {
-  job_id: string;
-  status: 'queued';
-  tenant_id: string;
-  files: { name: string; profile: string; size: number }[];
-  events_url: string;
-}
+export type Submitted = Ingestion.Submitted;
 
 function checkSize(name: string, size: number): void {
   if (size === 0) throw new BadRequestError(`File '${name}' is empty; there is nothing to ingest`);
@@ -145,9 +140,9 @@ function newJob(
 /** `POST /ingestion/upload`: stores the posted files and queues one job over them. */
 export async function submitUpload(
   deps: IngestionDeps,
-  request: { tenantId: string; profile?: string; files: UploadedFile[] },
+  request: Pick<Ingestion.UploadFields, 'tenant_id' | 'profile'> & { files: UploadedFile[] },
 ): Promise<Submitted> {
-  const { tenant } = await requireTenant(deps.content.tenancy, request.tenantId);
+  const { tenant } = await requireTenant(deps.content.tenancy, request.tenant_id);
   if (request.files.length === 0) {
     // Reported as a missing form field is, like tenant_id.
     throw new ValidationError([
@@ -191,9 +186,9 @@ export async function submitUpload(
  */
 export async function presignUpload(
   deps: IngestionDeps,
-  request: { tenantId: string; profile?: string; filename: string; size: number; contentType?: string },
-) {
-  const { tenant } = await requireTenant(deps.content.tenancy, request.tenantId);
+  request: Ingestion.PresignRequest,
+): Promise<Ingestion.Presigned> {
+  const { tenant } = await requireTenant(deps.content.tenancy, request.tenant_id);
   const name = fileName(request.filename);
   checkSize(name, request.size);
   const profile = profileFor(deps.content.profiles, name, request.profile);
@@ -211,7 +206,7 @@ export async function presignUpload(
       Bucket: deps.bucket,
       Key: key,
       ContentLength: request.size,
-      ContentType: request.contentType,
+      ContentType: request.content_type,
     }),
     { expiresIn: ingestionEnv.presignSeconds },
   );
@@ -223,7 +218,7 @@ export async function presignUpload(
       url,
       headers: {
         'content-length': String(request.size),
-        ...(request.contentType ? { 'content-type': request.contentType } : {}),
+        ...(request.content_type ? { 'content-type': request.content_type } : {}),
       },
       expires_in: ingestionEnv.presignSeconds,
     },
@@ -234,11 +229,8 @@ export async function presignUpload(
  * `POST /ingestion/start`: a run over objects the tenant already placed under `tenants/<tenant>/` in the
  * uploads bucket (all of a prefix, or named keys). Cancellation lands between files.
  */
-export async function startRun(
-  deps: IngestionDeps,
-  request: { tenantId: string; profile?: string; prefix?: string; keys?: string[] },
-): Promise<Submitted> {
-  const { tenant } = await requireTenant(deps.content.tenancy, request.tenantId);
+export async function startRun(deps: IngestionDeps, request: Ingestion.StartRequest): Promise<Submitted> {
+  const { tenant } = await requireTenant(deps.content.tenancy, request.tenant_id);
   const root = tenantPrefix(tenant.full);
   const objects: { key: string; size: number }[] = [];
   if (request.keys) {

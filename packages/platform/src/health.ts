@@ -2,15 +2,12 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import { GetQueueUrlCommand } from '@aws-sdk/client-sqs';
+import type { Health } from '@tessera/api';
 import { dynamoClient, s3Client, sqsClient } from './clients';
 import { resourceName } from './env';
 import { buckets, queues, tables } from './resources';
 
-export interface ServiceHealth {
-  status: 'ok' | 'unavailable';
-  latency_ms: number;
-  error?: string;
-}
+export type ServiceHealth = Health.ServiceHealth;
 
 /** Runs a probe with a deadline; never throws. */
 export async function probe(check: () => Promise<unknown>, timeoutMs = 2000): Promise<ServiceHealth> {

@@ -1,6 +1,7 @@
 /** The shipped profile catalog (`configs/profiles/*.json`): processing configurations bound to a schema. */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { Search } from '@tessera/api';
 import { z } from 'zod';
 import { RankingStrategy } from './strategies';
 import type { SchemaCatalog } from './templates';
@@ -13,11 +14,11 @@ const StrategyClass = z.object({
 export const Profile = z
   .object({
     profile_name: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/),
-    type: z.enum(['video', 'image', 'audio', 'document', 'code', 'wiki']),
+    type: Search.ProfileType,
     description: z.string().default(''),
     schema_name: z.string().min(1),
     embedding_model: z.string().min(1),
-    embedding_type: z.enum(['multi_vector', 'single_vector']),
+    embedding_type: Search.EmbeddingType,
     model_loader: z.enum(['colbert', 'colpali', 'colqwen', 'xclip']).optional(),
     process_type: z.enum(['direct_video', 'frame_based', 'video_chunks']).optional(),
     /** Full-text (BM25) fields of the schema that text ranking reads. */

@@ -2,23 +2,13 @@
  * The nine ranking strategies. A first phase ranks the corpus; a second phase, when there is one, re-ranks
  * the first phase's top `RERANK_DEPTH`, which then precede the rest of the first-phase order.
  */
-import { z } from 'zod';
+import { Search } from '@tessera/api';
 import type { LanceContentIndex, QueryVectors, Scored } from './content-index';
 
 export const RERANK_DEPTH = 100;
 
-export const RankingStrategy = z.enum([
-  'bm25_only',
-  'float_float',
-  'binary_binary',
-  'float_binary',
-  'phased',
-  'hybrid_float_bm25',
-  'hybrid_binary_bm25',
-  'hybrid_bm25_float',
-  'hybrid_bm25_binary',
-]);
-export type RankingStrategy = z.infer<typeof RankingStrategy>;
+export const RankingStrategy = Search.RankingStrategy;
+export type RankingStrategy = Search.RankingStrategy;
 
 type Phase = 'text' | 'float' | 'binary' | 'float_binary';
 

@@ -1,21 +1,11 @@
 /** Operator views of the search backend: orphan reconciliation and schema drift. */
+import type { Schemas } from '@tessera/api';
 import { ConflictError, parseTenantId } from '@tessera/core';
 import { definitionHash } from '@tessera/search';
 import type { TenancyDeps } from './deps';
 import { knownBase } from './schemas';
 
-export interface OrphanReport {
-  dry_run: boolean;
-  deleted: string[];
-  /** Deployed schemas with no registry record. */
-  orphan_schemas: string[];
-  /** Tenant ids implied by the orphan schemas' names once their known base prefix is stripped. */
-  orphan_tenants: string[];
-  /** Orphans whose base prefix is unknown: they need an operator's review and block deletes. */
-  unrecovered_schemas: string[];
-  /** Registered, deployed schemas whose tenant has no record any more. */
-  tenant_orphan_schemas: { schema_name: string; tenant_id: string }[];
-}
+export type OrphanReport = Schemas.OrphanReport;
 
 /** `acme_prod` → `acme:prod`, preferring a split whose organization exists, then `x_x` → `x:x`. */
 function impliedTenant(rest: string, orgIds: Set<string>): string | undefined {
@@ -93,17 +83,10 @@ export async function reconcileOrphans(
   return report;
 }
 
-export interface DriftEntry {
-  tenant_id: string;
-  schema_name: string;
-  base_schema: string;
-  registered_hash: string;
-  shipped_hash: string | null;
-  refusal: string | null;
-}
+export type DriftEntry = Schemas.DriftEntry;
 
 /** Tenant schemas whose registered definition differs from the shipped template. */
-export async function schemaDrift(deps: TenancyDeps): Promise<{ drifted: DriftEntry[] }> {
+export async function schemaDrift(deps: TenancyDeps): Promise<Schemas.SchemaDrift> {
   const drifted: DriftEntry[] = [];
   for (const row of await deps.store.listAllRegistryRows()) {
     const template = deps.catalog.get(row.base_schema);

@@ -1,21 +1,21 @@
 /** Organizations: create, read, list and delete (which deletes every tenant first). */
+import type { Organizations } from '@tessera/api';
 import { ConflictError, NotFoundError, validateOrgId } from '@tessera/core';
 import type { TenancyDeps } from './deps';
 import { type Organization, publicTenant } from './records';
 import { deleteTenantRecord, refuseReserved } from './tenants';
 
-export interface CreateOrganizationInput {
-  org_id: string;
-  org_name?: string;
-  created_by: string;
-}
+export type CreateOrganizationInput = Organizations.CreateOrganizationRequest;
 
-async function withTenantCount(deps: TenancyDeps, org: Organization) {
+async function withTenantCount(deps: TenancyDeps, org: Organization): Promise<Organizations.Organization> {
   const tenants = await deps.store.listTenants(org.org_id);
   return { ...org, tenant_count: tenants.filter((t) => t.status !== 'creating').length };
 }
 
-export async function createOrganization(deps: TenancyDeps, input: CreateOrganizationInput) {
+export async function createOrganization(
+  deps: TenancyDeps,
+  input: CreateOrganizationInput,
+): Promise<Organizations.Organization> {
   const orgId = validateOrgId(input.org_id);
   refuseReserved(orgId);
   const org: Organization = {
@@ -42,7 +42,7 @@ export async function getOrganization(deps: TenancyDeps, rawOrgId: string) {
   return withTenantCount(deps, await requireOrganization(deps, rawOrgId));
 }
 
-export async function listOrganizations(deps: TenancyDeps) {
+export async function listOrganizations(deps: TenancyDeps): Promise<Organizations.OrganizationList> {
   const orgs = await deps.store.listOrganizations();
   const organizations = await Promise.all(
     orgs.sort((a, b) => a.org_id.localeCompare(b.org_id)).map((org) => withTenantCount(deps, org)),
@@ -50,7 +50,10 @@ export async function listOrganizations(deps: TenancyDeps) {
   return { organizations, total_count: organizations.length };
 }
 
-export async function listOrganizationTenants(deps: TenancyDeps, rawOrgId: string) {
+export async function listOrganizationTenants(
+  deps: TenancyDeps,
+  rawOrgId: string,
+): Promise<Organizations.OrganizationTenants> {
   const org = await requireOrganization(deps, rawOrgId);
   const tenants = (await deps.store.listTenants(org.org_id))
     .filter((record) => record.status !== 'creating')
@@ -58,7 +61,10 @@ export async function listOrganizationTenants(deps: TenancyDeps, rawOrgId: strin
   return { tenants, total_count: tenants.length, org_id: org.org_id };
 }
 
-export async function deleteOrganization(deps: TenancyDeps, rawOrgId: string) {
+export async function deleteOrganization(
+  deps: TenancyDeps,
+  rawOrgId: string,
+): Promise<Organizations.OrganizationDeleted> {
   const org = await requireOrganization(deps, rawOrgId);
   const deleted: string[] = [];
   for (const record of await deps.store.listTenants(org.org_id)) {
@@ -67,7 +73,7 @@ export async function deleteOrganization(deps: TenancyDeps, rawOrgId: string) {
   }
   await deps.store.deleteOrganization(org.org_id);
   return {
-    status: 'deleted' as const,
+    status: 'deleted',
     org_id: org.org_id,
     tenants_deleted: deleted.length,
     deleted_tenant_ids: deleted,

@@ -1,22 +1,17 @@
 /** Stored records of organizations, tenants, tiers and the schema registry. */
+import { Organizations, Tenants } from '@tessera/api';
 import { z } from 'zod';
 
-export const Organization = z.object({
-  org_id: z.string(),
-  org_name: z.string(),
-  created_at: z.number().int(),
-  created_by: z.string(),
-  status: z.literal('active'),
-  config: z.record(z.string(), z.unknown()),
-});
+/** An organization as stored: the API's without the tenant count, which is counted when answered. */
+export const Organization = Organizations.Organization.omit({ tenant_count: true });
 export type Organization = z.infer<typeof Organization>;
 
 /**
  * `creating` records are invisible to readers until activated; a create that dies leaves one whose lease
  * expires, and the next caller rolls it back. `marked_deleted` records refuse all traffic until a delete finishes.
  */
-export const TenantStatus = z.enum(['creating', 'active', 'marked_deleted']);
-export type TenantStatus = z.infer<typeof TenantStatus>;
+export const TenantStatus = Tenants.TenantStatus;
+export type TenantStatus = Tenants.TenantStatus;
 
 export const TenantRecord = z.object({
   tenant_full_id: z.string(),
@@ -58,7 +53,7 @@ export const RegistryRow = z.object({
 export type RegistryRow = z.infer<typeof RegistryRow>;
 
 /** The tenant as the API shows it. */
-export function publicTenant(record: TenantRecord) {
+export function publicTenant(record: TenantRecord): Tenants.Tenant {
   return {
     tenant_full_id: record.tenant_full_id,
     org_id: record.org_id,
@@ -70,4 +65,4 @@ export function publicTenant(record: TenantRecord) {
     ...(record.delete_error ? { delete_error: record.delete_error } : {}),
   };
 }
-export type PublicTenant = ReturnType<typeof publicTenant>;
+export type PublicTenant = Tenants.Tenant;

@@ -1,4 +1,5 @@
 /** Tenant lifecycle: create, read, delete (with crash-safe rollback), the tenant guard and tiers. */
+import type { Tenants } from '@tessera/api';
 import {
   BadGatewayError,
   BadRequestError,
@@ -17,12 +18,7 @@ import type { TenancyDeps } from './deps';
 import { type PublicTenant, publicTenant, type TenantRecord } from './records';
 import { deploySchema, ensureAuxiliarySchema, planTenantDrop, requireTemplates } from './schemas';
 
-export interface CreateTenantInput {
-  tenant_id: string;
-  org_id?: string;
-  created_by: string;
-  base_schemas?: string[];
-}
+export type CreateTenantInput = Tenants.CreateTenantRequest;
 
 /** Resolves `org_id` + bare `tenant_id`, or a full / bare `tenant_id`, to a canonical id. */
 export function resolveTenantId(input: { tenant_id: string; org_id?: string }): TenantId {
@@ -196,14 +192,7 @@ export async function getTenant(deps: TenancyDeps, rawId: string): Promise<Publi
   return publicTenant(record);
 }
 
-export interface TenantDeleted {
-  status: 'deleted';
-  tenant_full_id: string;
-  schemas_deleted: number;
-  deleted_schemas: string[];
-}
-
-export async function deleteTenant(deps: TenancyDeps, rawId: string): Promise<TenantDeleted> {
+export async function deleteTenant(deps: TenancyDeps, rawId: string): Promise<Tenants.TenantDeleted> {
   const tenant = parseTenantId(rawId);
   const record = await deps.store.getTenant(tenant.orgId, tenant.tenantName);
   if (!record || leaseLive(deps, record)) throw new NotFoundError(`Tenant ${tenant.full} not found`);
@@ -244,14 +233,14 @@ export async function ensureTenantSchema(deps: TenancyDeps, rawId: string, base:
   return ensureAuxiliarySchema(deps, tenant, record, base);
 }
 
-export async function setTier(deps: TenancyDeps, rawId: string, tier: string) {
+export async function setTier(deps: TenancyDeps, rawId: string, tier: string): Promise<Tenants.TenantTier> {
   const { tenant } = await requireTenant(deps, rawId);
   const record = { tenant_full_id: tenant.full, tier, updated_at: deps.now() };
   await deps.store.putTier(record);
   return { tenant_id: tenant.full, tier, updated_at: record.updated_at };
 }
 
-export async function getTier(deps: TenancyDeps, rawId: string) {
+export async function getTier(deps: TenancyDeps, rawId: string): Promise<Tenants.TenantTier> {
   const { tenant } = await requireTenant(deps, rawId);
   const record = await deps.store.getTier(tenant.full);
   return { tenant_id: tenant.full, tier: record?.tier ?? null, updated_at: record?.updated_at ?? null };
