@@ -1,6 +1,8 @@
 /** `tessera index`'s local graph pass: the text siblings' entities, and the run's upserts and counts. */
 import { readFile } from 'node:fs/promises';
+import type { Graph } from '@tessera/api';
 import { edgeId, normalizeNodeId } from '@tessera/graph/ids';
+import type { z } from 'zod';
 import type { RuntimeClient } from './client';
 import type { IndexError } from './uploads';
 import type { WalkedFile } from './walk';
@@ -11,18 +13,12 @@ export const extractors = () => import('@tessera/extractors');
 /** Nodes or edges a graph upsert carries, well inside the API's body limit. */
 const UPSERT_ITEMS = 2000;
 
-export interface UpsertNode {
-  name: string;
-}
-
-export interface UpsertEdge {
-  source: string;
-  relation: string;
-  target: string;
-  segment_id: string;
-  ts_start: number;
-  ts_end: number;
-}
+/** The parts of an upserted node and edge that identify them (the whole of them is sent). */
+export type UpsertNode = Pick<z.input<typeof Graph.NodeInput>, 'name'>;
+export type UpsertEdge = Pick<
+  z.input<typeof Graph.EdgeInput>,
+  'source' | 'relation' | 'target' | 'segment_id' | 'ts_start' | 'ts_end'
+>;
 
 /**
  * Upserts the run's graph in requests the API's body limit takes, and answers how many distinct nodes (edge
