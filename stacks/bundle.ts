@@ -50,6 +50,17 @@ const THREAD_MODULES = [
   },
 ];
 
+/**
+ * Data files a module reads from beside its own file in a bundle (`new URL('./<name>', import.meta.url)`):
+ * each is copied into every bundle that inlines the module that reads it.
+ */
+const DATA_FILES = [
+  {
+    file: path.join(repoRoot, 'packages/encoders/data/glove-6b-100d-50k.i8'),
+    readBy: path.join(repoRoot, 'packages/encoders/src/glove-lexical.ts'),
+  },
+];
+
 /** Lets CommonJS dependencies inlined into the ESM bundle call `require`. */
 const BANNER =
   "import { createRequire as __tesseraCreateRequire } from 'node:module';" +
@@ -276,6 +287,12 @@ function build(modules: string[]): void {
         if (!absolute.has(startedBy)) continue;
         cpSync(path.join(scratch, 'threads', path.basename(file)), path.join(built, path.basename(file)));
         sources.push(...(threadInputs.get(file) ?? []));
+      }
+      for (const { file, readBy } of DATA_FILES) {
+        if (!absolute.has(readBy)) continue;
+        cpSync(file, path.join(built, path.basename(file)));
+        // A changed data file makes the bundle stale, as a changed source does.
+        sources.push(path.relative(repoRoot, file));
       }
       const dir = path.join(bundlesDir, `${outName(module)}-${hashDirectory(built).slice(0, 16)}`);
       publish(built, dir);

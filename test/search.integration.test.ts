@@ -191,7 +191,7 @@ describe('GET /search/profiles (integration)', () => {
       tenant_schema_name: 'document_text_acme_acme',
       schema_deployed: true,
       default_ranking_strategy: 'hybrid_binary_bm25',
-      encoder: 'embedded:hashed-token-128',
+      encoder: 'embedded:glove-lexical-128',
     });
     expect(documents.ranking_strategies).toEqual(strategies);
     expect((await call(rt.url, 'GET', '/search/profiles')).status).toBe(422);

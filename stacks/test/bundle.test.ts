@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -101,6 +101,19 @@ describe('bundleHandlerModules', () => {
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }
+  });
+
+  it('ships the word vectors of the embedded encoder beside the handlers that encode text', () => {
+    const bundles = bundleHandlerModules(['http/search', 'workers/ingestion', 'http/fallback']);
+    const name = 'glove-6b-100d-50k.i8';
+    const shipped = readFileSync(path.join(import.meta.dirname, '../../packages/encoders/data', name));
+    for (const module of ['http/search', 'workers/ingestion']) {
+      const dir = bundles.get(module)!.dir;
+      expect(readFileSync(path.join(dir, name)).equals(shipped)).toBe(true);
+      // The encoder looks for the file beside the bundle's own module.
+      expect(readFileSync(path.join(dir, 'index.mjs'), 'utf8')).toMatch(/["']\.\/glove-6b-100d-50k\.i8["']/);
+    }
+    expect(existsSync(path.join(bundles.get('http/fallback')!.dir, name))).toBe(false);
   });
 
   it('marks only bundles that load LanceDB as needing the search layer', () => {

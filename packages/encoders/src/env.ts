@@ -1,11 +1,16 @@
 /** Settings of the encoders, parsed once at load so a bad value fails at start. */
 import { parseEnv } from '@tessera/core';
 import { z } from 'zod';
+import { EmbeddedEncoderName } from './types';
 
 const schema = z.object({
   /** Late-interaction sidecar speaking `POST /pooling`; unset → the embedded hashed-token encoder. */
   TESSERA_POOLING_URL: z.url().optional(),
   TESSERA_POOLING_MODEL: z.string().min(1).default('lightonai/GTE-ModernColBERT-v1'),
+  /** The built-in multi-vector encoder used without a pooling URL. */
+  TESSERA_EMBEDDED_ENCODER: EmbeddedEncoderName.default('glove-lexical-128'),
+  /** The packed word vectors of `glove-lexical-128` (default: the file shipped in this package's data/). */
+  TESSERA_WORD_VECTORS: z.string().min(1).optional(),
   /** OpenAI-compatible server speaking `POST /v1/embeddings`; unset → the embedded bag-of-words encoder. */
   TESSERA_EMBEDDINGS_URL: z.url().optional(),
   TESSERA_EMBEDDINGS_MODEL: z.string().min(1).default('nomic-ai/nomic-embed-text-v1.5'),

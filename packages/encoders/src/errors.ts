@@ -1,5 +1,8 @@
-/** Errors of the model-server adapters: all 502, each naming the service and URL that failed. */
-import { BadGatewayError } from '@tessera/core';
+/**
+ * Errors of the model-server adapters (all 502, each naming the service and URL that failed), and the refusal
+ * to mix vectors of two encoders in one table.
+ */
+import { BadGatewayError, ConflictError } from '@tessera/core';
 
 /** The model servers behind the adapters: text encoders here, the media embedding sidecars in @tessera/media. */
 export type EncoderService = 'pooling' | 'embeddings' | 'visual_pooling' | 'video_embed' | 'audio_embed';
@@ -44,5 +47,25 @@ export class EncoderResponseError extends BadGatewayError {
     super(`Embedding service '${service}' at ${url} answered out of contract: ${problem}`);
     this.service = service;
     this.url = url;
+  }
+}
+
+/**
+ * A table's vectors were made by another encoder than the one configured for it: scores between the two
+ * would compare unrelated spaces. 409: re-index the table with the configured encoder, or configure the
+ * recorded one again.
+ */
+export class EncoderMismatchError extends ConflictError {
+  readonly table: string;
+  readonly recorded: string;
+  readonly configured: string;
+
+  constructor(table: string, recorded: string, configured: string) {
+    super(
+      `Table ${table} holds vectors of encoder ${recorded}, not of the configured ${configured}: re-index it, or configure ${recorded} again`,
+    );
+    this.table = table;
+    this.recorded = recorded;
+    this.configured = configured;
   }
 }

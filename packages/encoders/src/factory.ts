@@ -1,10 +1,11 @@
 /** Picks the encoder a profile or the environment asks for: a model server when a URL is set, else the embedded one. */
 import { encodersEnv } from './env';
+import { GloveLexicalEncoder } from './glove-lexical';
 import { HashedDenseEncoder } from './hashed-dense';
 import { HashedTokenEncoder } from './hashed-token';
 import { OpenAIEmbeddingsEncoder } from './openai-embeddings';
 import { PoolingEncoder } from './pooling';
-import type { DenseEncoder, EncoderConfig, MultiVectorEncoder } from './types';
+import type { DenseEncoder, EmbeddedEncoderName, EncoderConfig, MultiVectorEncoder } from './types';
 
 /**
  * `config` (from a profile) wins field by field over the environment, so a profile that only sets a
@@ -12,7 +13,7 @@ import type { DenseEncoder, EncoderConfig, MultiVectorEncoder } from './types';
  */
 export function createMultiVectorEncoder(config: EncoderConfig = {}): MultiVectorEncoder {
   const url = config.url ?? encodersEnv.poolingUrl;
-  if (!url) return new HashedTokenEncoder();
+  if (!url) return createEmbeddedEncoder(config.embedded ?? encodersEnv.embeddedEncoder);
   return new PoolingEncoder({
     url,
     model: config.model ?? encodersEnv.poolingModel,
@@ -33,4 +34,14 @@ export function createDenseEncoder(config: EncoderConfig = {}): DenseEncoder {
     timeoutMs: config.timeoutMs ?? encodersEnv.encoderTimeoutMs,
     retries: config.retries ?? encodersEnv.encoderRetries,
   });
+}
+
+/** A built-in multi-vector encoder by name. */
+export function createEmbeddedEncoder(name: EmbeddedEncoderName): MultiVectorEncoder {
+  switch (name) {
+    case 'hashed-token-128':
+      return new HashedTokenEncoder();
+    case 'glove-lexical-128':
+      return new GloveLexicalEncoder(encodersEnv.wordVectors ? { wordVectors: encodersEnv.wordVectors } : {});
+  }
 }

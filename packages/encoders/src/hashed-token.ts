@@ -2,8 +2,8 @@
  * The embedded multi-vector encoder: hashed token vectors for late interaction, offline and deterministic.
  * It matches words and their spelling variants only; see the package README for what to expect of it.
  */
-import { packSignBits } from './binary';
 import { gaussianVector } from './hash';
+import { TokenVectorCache } from './token-cache';
 import { distinctTokens } from './tokenize';
 import { BINARY_BYTES, type EncodeMode, type MultiVector, type MultiVectorEncoder, TOKEN_DIM } from './types';
 
@@ -21,84 +21,22 @@ export interface HashedTokenEncoderOptions {
   cacheSize?: number;
 }
 
-const SLAB_ROWS = 8192;
 const TRIGRAM_CACHE_SIZE = 100_000;
 
 /**
- * Each token becomes normalize(G(token) + w · normalize(Σ G(trigram))), where G is a unit-length
+ * The lexical part of a token: normalize(G(token) + w · normalize(Σ G(trigram))), where G is a unit-length
  * pseudo-random Gaussian vector keyed by the string and the trigrams are those of `#token#`. Exact words
  * therefore match with similarity 1, variants sharing most trigrams (index, indexing, indexed) with a
  * clearly positive similarity, and unrelated words near 0.
  */
-export class HashedTokenEncoder implements MultiVectorEncoder {
-  readonly name = 'embedded:hashed-token-128';
-  readonly maxDocumentTokens: number;
-  readonly maxQueryTokens: number;
-  readonly trigramWeight: number;
-  private readonly cacheSize: number;
-  // Token vectors live in slabs of SLAB_ROWS rows; the map holds each token's row number.
-  private readonly rows = new Map<string, number>();
-  private readonly vectorSlabs: Float32Array[] = [];
-  private readonly binarySlabs: Uint8Array[] = [];
+export class LexicalTokenVectors {
   private readonly trigrams = new Map<string, Float32Array>();
   private readonly trigramSum = new Float32Array(TOKEN_DIM);
 
-  constructor(options: HashedTokenEncoderOptions = {}) {
-    this.maxDocumentTokens = positive(options.maxDocumentTokens ?? 128, 'maxDocumentTokens');
-    this.maxQueryTokens = positive(options.maxQueryTokens ?? 32, 'maxQueryTokens');
-    this.cacheSize = positive(options.cacheSize ?? 200_000, 'cacheSize');
-    this.trigramWeight = options.trigramWeight ?? 1;
-  }
+  constructor(readonly trigramWeight = 1) {}
 
-  async encode(texts: string[], mode: EncodeMode): Promise<MultiVector[]> {
-    return texts.map((text) => this.encodeOne(text, mode));
-  }
-
-  /** Synchronous form of `encode` for one text. */
-  encodeOne(text: string, mode: EncodeMode): MultiVector {
-    const tokens = distinctTokens(text, mode === 'query' ? this.maxQueryTokens : this.maxDocumentTokens);
-    const vectors = new Float32Array(tokens.length * TOKEN_DIM);
-    const binary = new Uint8Array(tokens.length * BINARY_BYTES);
-    for (let t = 0; t < tokens.length; t++) {
-      const row = this.row(tokens[t]!);
-      const slab = row >>> 13;
-      const offset = row & (SLAB_ROWS - 1);
-      const source = this.vectorSlabs[slab]!;
-      const from = offset * TOKEN_DIM;
-      const to = t * TOKEN_DIM;
-      for (let i = 0; i < TOKEN_DIM; i++) vectors[to + i] = source[from + i]!;
-      const bits = this.binarySlabs[slab]!;
-      for (let i = 0; i < BINARY_BYTES; i++) binary[t * BINARY_BYTES + i] = bits[offset * BINARY_BYTES + i]!;
-    }
-    return { tokens: tokens.length, vectors, binary };
-  }
-
-  /** The unit-length vector of one token (a copy). */
-  tokenVector(token: string): Float32Array {
-    const row = this.row(token);
-    const from = (row & (SLAB_ROWS - 1)) * TOKEN_DIM;
-    return this.vectorSlabs[row >>> 13]!.slice(from, from + TOKEN_DIM);
-  }
-
-  private row(token: string): number {
-    const cached = this.rows.get(token);
-    if (cached !== undefined) return cached;
-    if (this.rows.size >= this.cacheSize) this.rows.clear();
-    const row = this.rows.size;
-    const slab = row >>> 13;
-    if (slab === this.vectorSlabs.length) {
-      this.vectorSlabs.push(new Float32Array(SLAB_ROWS * TOKEN_DIM));
-      this.binarySlabs.push(new Uint8Array(SLAB_ROWS * BINARY_BYTES));
-    }
-    const offset = row & (SLAB_ROWS - 1);
-    const target = this.vectorSlabs[slab]!.subarray(offset * TOKEN_DIM, (offset + 1) * TOKEN_DIM);
-    this.computeTokenVector(token, target);
-    this.binarySlabs[slab]!.set(packSignBits(target), offset * BINARY_BYTES);
-    this.rows.set(token, row);
-    return row;
-  }
-
-  private computeTokenVector(token: string, out: Float32Array): void {
+  /** Writes the token's unit lexical vector into `out` (TOKEN_DIM floats). */
+  compute(token: string, out: Float32Array): void {
     unit(gaussianVector(token, out));
     const sum = this.trigramSum.fill(0);
     const padded = `#${token}#`;
@@ -122,7 +60,51 @@ export class HashedTokenEncoder implements MultiVectorEncoder {
   }
 }
 
-function unit(vector: Float32Array): Float32Array {
+/**
+ * Each token becomes its lexical vector (`LexicalTokenVectors`): words and their spelling variants match,
+ * nothing else does.
+ */
+export class HashedTokenEncoder implements MultiVectorEncoder {
+  readonly name = 'embedded:hashed-token-128';
+  /** Only the trigram weight changes a word's vector (token caps change which words, not their vectors). */
+  readonly fingerprint: string;
+  readonly maxDocumentTokens: number;
+  readonly maxQueryTokens: number;
+  readonly trigramWeight: number;
+  private readonly cache: TokenVectorCache;
+
+  constructor(options: HashedTokenEncoderOptions = {}) {
+    this.maxDocumentTokens = positive(options.maxDocumentTokens ?? 128, 'maxDocumentTokens');
+    this.maxQueryTokens = positive(options.maxQueryTokens ?? 32, 'maxQueryTokens');
+    this.trigramWeight = options.trigramWeight ?? 1;
+    this.fingerprint = `${this.name}@1${this.trigramWeight === 1 ? '' : `;trigram=${this.trigramWeight}`}`;
+    const lexical = new LexicalTokenVectors(this.trigramWeight);
+    this.cache = new TokenVectorCache(
+      (token, out) => lexical.compute(token, out),
+      positive(options.cacheSize ?? 200_000, 'cacheSize'),
+    );
+  }
+
+  async encode(texts: string[], mode: EncodeMode): Promise<MultiVector[]> {
+    return texts.map((text) => this.encodeOne(text, mode));
+  }
+
+  /** Synchronous form of `encode` for one text. */
+  encodeOne(text: string, mode: EncodeMode): MultiVector {
+    const tokens = distinctTokens(text, mode === 'query' ? this.maxQueryTokens : this.maxDocumentTokens);
+    const vectors = new Float32Array(tokens.length * TOKEN_DIM);
+    const binary = new Uint8Array(tokens.length * BINARY_BYTES);
+    for (let t = 0; t < tokens.length; t++) this.cache.copyInto(tokens[t]!, vectors, binary, t);
+    return { tokens: tokens.length, vectors, binary };
+  }
+
+  /** The unit-length vector of one token (a copy). */
+  tokenVector(token: string): Float32Array {
+    return this.cache.vector(token);
+  }
+}
+
+export function unit(vector: Float32Array): Float32Array {
   let sum = 0;
   for (let i = 0; i < vector.length; i++) sum += vector[i]! * vector[i]!;
   if (sum === 0) return vector;
@@ -131,7 +113,7 @@ function unit(vector: Float32Array): Float32Array {
   return vector;
 }
 
-function positive(value: number, name: string): number {
+export function positive(value: number, name: string): number {
   if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
   return value;
 }

@@ -1,8 +1,20 @@
 export { normalizeRows, packSignBits, unpackSignBits } from './binary';
 export { encodersEnv } from './env';
 export type { EncoderService } from './errors';
-export { EncoderRequestError, EncoderResponseError, EncoderUnavailableError } from './errors';
-export { createDenseEncoder, createMultiVectorEncoder } from './factory';
+export {
+  EncoderMismatchError,
+  EncoderRequestError,
+  EncoderResponseError,
+  EncoderUnavailableError,
+} from './errors';
+export { createDenseEncoder, createEmbeddedEncoder, createMultiVectorEncoder } from './factory';
+export type { GloveLexicalEncoderOptions } from './glove-lexical';
+export {
+  defaultWordVectorsPath,
+  GloveLexicalEncoder,
+  projectionMatrix,
+  WORD_VECTORS_FILE,
+} from './glove-lexical';
 export type { HashedDenseEncoderOptions } from './hashed-dense';
 export { HashedDenseEncoder } from './hashed-dense';
 export type { HashedTokenEncoderOptions } from './hashed-token';
@@ -15,4 +27,6 @@ export type { PoolingEncoderOptions } from './pooling';
 export { PoolingEncoder } from './pooling';
 export { distinctTokens, STOP_WORDS, tokenize } from './tokenize';
 export type { DenseEncoder, EncodeMode, EncoderConfig, MultiVector, MultiVectorEncoder } from './types';
-export { BINARY_BYTES, encoderConfigSchema, TOKEN_DIM } from './types';
+export { BINARY_BYTES, EmbeddedEncoderName, encoderConfigSchema, sameVectors, TOKEN_DIM } from './types';
+export type { WordVectors, WordVectorsHeader } from './word-vectors';
+export { loadWordVectors, packWordVectors, readWordVectors } from './word-vectors';

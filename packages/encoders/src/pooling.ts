@@ -27,6 +27,8 @@ const poolingResponseSchema = z.object({
  */
 export class PoolingEncoder implements MultiVectorEncoder {
   readonly name: string;
+  /** The model's name is all a client knows of the weights behind it. */
+  readonly fingerprint: string;
   readonly url: string;
   readonly model: string;
   private readonly timeoutMs: number;
@@ -39,6 +41,7 @@ export class PoolingEncoder implements MultiVectorEncoder {
     this.url = base.endsWith('/pooling') ? base : `${base}/pooling`;
     this.model = options.model;
     this.name = `pooling:${options.model}`;
+    this.fingerprint = this.name;
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.retries = options.retries ?? 2;
     this.batchSize = options.batchSize ?? 32;

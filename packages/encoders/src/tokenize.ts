@@ -14,6 +14,8 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
 );
 
 const IDENTIFIER = /[\p{L}\p{N}_]+/gu;
+// The same on text of printable ASCII only (most text), where the Unicode classes cost time for nothing.
+const ASCII_IDENTIFIER = /[A-Za-z0-9_]+/g;
 const COMBINING_MARKS = /\p{M}+/gu;
 const NON_ASCII = /[^\t\n\r\x20-\x7e]/;
 // camelCase and acronym boundaries: "parseTenantId" → parse|Tenant|Id, "HTTPServer" → HTTP|Server,
@@ -38,11 +40,13 @@ function keep(token: string): boolean {
  */
 export function tokenize(text: string): string[] {
   const tokens: string[] = [];
-  for (const match of foldText(text).matchAll(IDENTIFIER)) {
+  const ascii = !NON_ASCII.test(text);
+  for (const match of (ascii ? text : foldText(text)).matchAll(ascii ? ASCII_IDENTIFIER : IDENTIFIER)) {
     const raw = match[0];
     const snake = raw.includes('_');
-    if (!snake && !HAS_INNER_CASE.test(raw)) {
-      const word = raw.toLowerCase();
+    const word = raw.toLowerCase();
+    // A word already in lower case has no inner capital: the case test is skipped for most words.
+    if (!snake && (word === raw || !HAS_INNER_CASE.test(raw))) {
       if (keep(word)) tokens.push(word);
       continue;
     }

@@ -20,6 +20,12 @@ export interface MultiVector {
 export interface MultiVectorEncoder {
   /** Names the model honestly, e.g. 'embedded:hashed-token-128' or 'pooling:<model>'. */
   readonly name: string;
+  /**
+   * Identifies the vectors this encoder makes: equal fingerprints give the same vectors for the same text,
+   * different ones give vectors that must not be compared. `<name>@<version or digest>`; record it with a
+   * table's vectors and compare it before writing to or querying that table (`sameVectors`).
+   */
+  readonly fingerprint: string;
   encode(texts: string[], mode: EncodeMode): Promise<MultiVector[]>;
 }
 
@@ -30,8 +36,14 @@ export interface DenseEncoder {
   embed(texts: string[], mode: EncodeMode): Promise<Float32Array[]>;
 }
 
+/** The built-in multi-vector encoders, selectable without a model server. */
+export const EmbeddedEncoderName = z.enum(['glove-lexical-128', 'hashed-token-128']);
+export type EmbeddedEncoderName = z.infer<typeof EmbeddedEncoderName>;
+
 /** How a profile (or the environment) points an encoder at a model server. */
 export const encoderConfigSchema = z.object({
+  /** The built-in multi-vector encoder used when no URL is set (default: `TESSERA_EMBEDDED_ENCODER`). */
+  embedded: EmbeddedEncoderName.optional(),
   url: z.url().optional(),
   model: z.string().min(1).optional(),
   timeoutMs: z.number().int().positive().optional(),
@@ -41,3 +53,14 @@ export const encoderConfigSchema = z.object({
   dim: z.number().int().positive().optional(),
 });
 export type EncoderConfig = z.infer<typeof encoderConfigSchema>;
+
+/**
+ * Whether vectors recorded with `recorded` (the fingerprint stored with a table; undefined when the table
+ * has none yet) can be compared with the encoder's: equal fingerprints only.
+ */
+export function sameVectors(
+  recorded: string | undefined,
+  encoder: Pick<MultiVectorEncoder, 'fingerprint'>,
+): boolean {
+  return recorded === undefined || recorded === encoder.fingerprint;
+}

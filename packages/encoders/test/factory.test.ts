@@ -7,6 +7,8 @@ async function loadWith(env: Record<string, string | undefined>) {
   for (const name of [
     'TESSERA_POOLING_URL',
     'TESSERA_POOLING_MODEL',
+    'TESSERA_EMBEDDED_ENCODER',
+    'TESSERA_WORD_VECTORS',
     'TESSERA_EMBEDDINGS_URL',
     'TESSERA_EMBEDDINGS_MODEL',
     'TESSERA_EMBEDDINGS_API_KEY',
@@ -24,11 +26,41 @@ afterEach(() => {
 });
 
 describe('createMultiVectorEncoder', () => {
-  it('uses the embedded hashed-token encoder when no URL is configured', async () => {
-    const { createMultiVectorEncoder, HashedTokenEncoder } = await loadWith({});
+  it('uses the embedded GloVe + lexical encoder when no URL is configured', async () => {
+    const { createMultiVectorEncoder, GloveLexicalEncoder } = await loadWith({});
     const encoder = createMultiVectorEncoder();
-    expect(encoder).toBeInstanceOf(HashedTokenEncoder);
-    expect(encoder.name).toBe('embedded:hashed-token-128');
+    expect(encoder).toBeInstanceOf(GloveLexicalEncoder);
+    expect(encoder.name).toBe('embedded:glove-lexical-128');
+    expect(encoder.fingerprint).toMatch(/^embedded:glove-lexical-128@1;[0-9a-f]{16};/);
+  });
+
+  it('keeps the hashed-token encoder selectable, by the environment or a config', async () => {
+    const { createMultiVectorEncoder, HashedTokenEncoder } = await loadWith({
+      TESSERA_EMBEDDED_ENCODER: 'hashed-token-128',
+    });
+    const fromEnv = createMultiVectorEncoder();
+    expect(fromEnv).toBeInstanceOf(HashedTokenEncoder);
+    expect([fromEnv.name, fromEnv.fingerprint]).toEqual([
+      'embedded:hashed-token-128',
+      'embedded:hashed-token-128@1',
+    ]);
+    const {
+      createMultiVectorEncoder: create,
+      GloveLexicalEncoder,
+      HashedTokenEncoder: Hashed,
+    } = await loadWith({});
+    expect(create({ embedded: 'hashed-token-128' })).toBeInstanceOf(Hashed);
+    expect(create({ embedded: 'glove-lexical-128' })).toBeInstanceOf(GloveLexicalEncoder);
+    await expect(loadWith({ TESSERA_EMBEDDED_ENCODER: 'word2vec' })).rejects.toThrow(
+      /TESSERA_EMBEDDED_ENCODER/,
+    );
+  });
+
+  it('reads the word vectors from TESSERA_WORD_VECTORS when set', async () => {
+    const { createMultiVectorEncoder } = await loadWith({ TESSERA_WORD_VECTORS: '/nonexistent/words.i8' });
+    await expect(createMultiVectorEncoder().encode(['wing'], 'document')).rejects.toThrow(
+      /nonexistent\/words\.i8/,
+    );
   });
 
   it('uses the pooling adapter for a configured URL, with the default model', async () => {
@@ -121,6 +153,7 @@ describe('encodersEnv', () => {
     const { encodersEnv } = await loadWith({});
     expect(encodersEnv).toEqual({
       poolingModel: 'lightonai/GTE-ModernColBERT-v1',
+      embeddedEncoder: 'glove-lexical-128',
       embeddingsModel: 'nomic-ai/nomic-embed-text-v1.5',
       embeddingsDim: 768,
       encoderTimeoutMs: 30_000,
@@ -133,5 +166,20 @@ describe('encodersEnv', () => {
       /Invalid encoder settings: TESSERA_ENCODER_RETRIES/,
     );
     await expect(loadWith({ TESSERA_POOLING_URL: 'not a url' })).rejects.toThrow(/TESSERA_POOLING_URL/);
+  });
+});
+
+describe('sameVectors / EncoderMismatchError', () => {
+  it('accepts a table with no fingerprint yet or the same one, refuses another with a 409 naming both', async () => {
+    const { createEmbeddedEncoder, EncoderMismatchError, sameVectors } = await loadWith({});
+    const glove = createEmbeddedEncoder('glove-lexical-128');
+    const hashed = createEmbeddedEncoder('hashed-token-128');
+    expect(sameVectors(undefined, glove)).toBe(true);
+    expect(sameVectors(glove.fingerprint, createEmbeddedEncoder('glove-lexical-128'))).toBe(true);
+    expect(sameVectors(hashed.fingerprint, glove)).toBe(false);
+    const error = new EncoderMismatchError('document_text_acme_prod', hashed.fingerprint, glove.fingerprint);
+    expect(error.status).toBe(409);
+    expect(error.message).toContain('embedded:hashed-token-128@1');
+    expect(error.message).toContain(glove.fingerprint);
   });
 });
