@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: [
       'packages/*/test/**/*.test.ts',
+      'bench/test/**/*.test.ts',
       'functions/test/**/*.test.ts',
       'stacks/test/**/*.test.ts',
       'test/**/*.test.ts',

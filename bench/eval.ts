@@ -1,94 +1,91 @@
 /**
- * `npm run eval`: MRR@10, NDCG@10, Recall@10 and Precision@10 of every ranking strategy with the configured
- * encoder (the embedded one by default), on doc-comment queries over a real codebase's code.
+ * `npm run eval [-- beir|code] [options]`: ranking quality of every strategy.
+ *
+ * - `beir` (the default): every BEIR-format collection under the datasets folder (`--datasets`, else
+ *   `TESSERA_EVAL_DATASETS`, else the `shared/datasets` beside the repository), each fed into a tenant's
+ *   table of a document profile, its judged queries split into dev and test (see `splitOf`); prints nDCG@10,
+ *   MRR@10, Recall@100 and p50/p95 query latency per collection, split and strategy. Name collections to
+ *   run only those: `npm run eval -- beir cranfield`.
+ * - `code`: doc-comment queries over apache-arrow's sources (MRR, NDCG, Recall and Precision at 10).
+ *
+ * Options: `--encoder <name>` an embedded encoder (default: the configured one), `--split dev|test`
+ * (default both), `--strategy <name>` (repeatable; default all nine), `--profile <name>` (default
+ * document_text_semantic), `--json <file>` to write the figures.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createMultiVectorEncoder } from '@tessera/encoders';
-import {
-  LanceContentIndex,
-  LanceSearchBackend,
-  ndcg,
-  precision,
-  RankingStrategy,
-  rank,
-  recall,
-  reciprocalRank,
-  SchemaCatalog,
-} from '@tessera/search';
-import { codeCorpus, docstringQueries } from './code-corpus';
+import { parseArgs } from 'node:util';
+import { createMultiVectorEncoder, EmbeddedEncoderName } from '@tessera/encoders';
+import { RankingStrategy } from '@tessera/search';
+import { datasetsRoot, discoverCollections, loadCollection, type Split } from './eval/beir';
+import { type CollectionRun, evaluateCollection, formatFigures } from './eval/collection';
 
-const K = 10;
-const root = path.resolve(import.meta.dirname, '..');
-const dir = mkdtempSync(path.join(tmpdir(), 'tessera-eval-'));
-try {
-  const template = new SchemaCatalog(path.join(root, 'configs/schemas')).get('code')!;
-  const schema = 'code_eval_eval';
-  await new LanceSearchBackend(dir).deploySchema(schema, template);
-  const index = new LanceContentIndex(dir);
-  await index.ensureIndexes(schema, template);
-  const encoder = createMultiVectorEncoder();
+const repoRoot = path.resolve(import.meta.dirname, '..');
 
-  const chunks = codeCorpus();
-  const queries = docstringQueries(chunks);
-  for (let start = 0; start < chunks.length; start += 500) {
-    const batch = chunks.slice(start, start + 500);
-    // The doc comment is the query: index the code without it, so a match must come from the code.
-    const vectors = await encoder.encode(
-      batch.map((c) => `${c.symbol}\n${c.code}`),
-      'document',
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    encoder: { type: 'string' },
+    split: { type: 'string' },
+    strategy: { type: 'string', multiple: true },
+    profile: { type: 'string' },
+    datasets: { type: 'string' },
+    json: { type: 'string' },
+  },
+});
+
+const encoder = createMultiVectorEncoder(
+  values.encoder ? { embedded: EmbeddedEncoderName.parse(values.encoder.replace(/^embedded:/, '')) } : {},
+);
+const [mode = 'beir', ...names] = positionals;
+
+if (mode === 'code') {
+  const { evaluateCode } = await import('./eval/code');
+  await evaluateCode(encoder);
+} else if (mode === 'beir') {
+  const root = datasetsRoot(repoRoot, values.datasets ?? process.env.TESSERA_EVAL_DATASETS);
+  const found = discoverCollections(root);
+  const unknown = names.filter((name) => !found.includes(name));
+  if (found.length === 0 || unknown.length > 0) {
+    console.error(
+      found.length === 0
+        ? `No BEIR collection found under ${root}; set --datasets or TESSERA_EVAL_DATASETS`
+        : `No collection ${unknown.join(', ')} under ${root}; found ${found.join(', ')}`,
     );
-    await index.upsert(
-      schema,
-      template,
-      batch.map((chunk, i) => ({
-        document_id: chunk.id,
-        source_doc_id: chunk.file,
-        symbol: chunk.symbol,
-        text: chunk.code,
-        embedding: { tokens: vectors[i]!.tokens, values: vectors[i]!.vectors },
-        embedding_binary: { tokens: vectors[i]!.tokens, values: vectors[i]!.binary },
-      })),
-    );
+    process.exit(1);
   }
-  await index.optimize(schema);
-
-  const encoded = await encoder.encode(
-    queries.map((q) => q.query),
-    'query',
-  );
-  console.log(
-    `\nEvaluation: ${queries.length} doc-comment queries over ${chunks.length} declarations of apache-arrow's sources`,
-  );
-  console.log(`encoder: ${encoder.name}; one relevant document per query; metrics @${K}\n`);
-  console.log(
-    `${'strategy'.padEnd(20)} ${'MRR'.padStart(7)} ${'NDCG'.padStart(7)} ${'Recall'.padStart(7)} ${'Prec'.padStart(7)} ${'ms/query'.padStart(9)}`,
-  );
-  for (const strategy of RankingStrategy.options) {
-    const totals = { mrr: 0, ndcg: 0, recall: 0, precision: 0 };
-    const started = performance.now();
-    for (const [i, { query, relevant }] of queries.entries()) {
-      const ranked = (
-        await rank(
-          { index, schema, textFields: ['symbol', 'docstring', 'text'] },
-          strategy,
-          { text: query, vectors: encoded[i]! },
-          K,
-        )
-      ).map((r) => r.id);
-      const relevance = new Set([relevant]);
-      totals.mrr += reciprocalRank(ranked, relevance, K);
-      totals.ndcg += ndcg(ranked, relevance, K);
-      totals.recall += recall(ranked, relevance, K);
-      totals.precision += precision(ranked, relevance, K);
-    }
-    const ms = (performance.now() - started) / queries.length;
-    const avg = (v: number) => (v / queries.length).toFixed(4).padStart(7);
+  const splits: Split[] = values.split ? [values.split === 'dev' ? 'dev' : 'test'] : ['dev', 'test'];
+  if (values.split && values.split !== 'dev' && values.split !== 'test') {
+    console.error(`--split is dev or test, not ${values.split}`);
+    process.exit(1);
+  }
+  const strategies = (values.strategy ?? RankingStrategy.options).map((s) => RankingStrategy.parse(s));
+  const runs: CollectionRun[] = [];
+  const fingerprint = 'fingerprint' in encoder ? ` (${String(encoder.fingerprint)})` : '';
+  console.log(`Datasets: ${root}; encoder ${encoder.name}${fingerprint}`);
+  for (const name of names.length > 0 ? names : found) {
+    const collection = loadCollection(path.join(root, name), name);
+    const dev = collection.queries.filter((q) => q.split === 'dev').length;
     console.log(
-      `${strategy.padEnd(20)} ${avg(totals.mrr)} ${avg(totals.ndcg)} ${avg(totals.recall)} ${avg(totals.precision)} ${ms.toFixed(1).padStart(9)}`,
+      `\n${name}: ${collection.documents.length} documents, ${collection.queries.length} judged queries ` +
+        `(dev ${dev}, test ${collection.queries.length - dev}), ${collection.graded ? 'graded' : 'binary'} relevance`,
     );
+    const run = await evaluateCollection(collection, {
+      repoRoot,
+      encoder,
+      strategies,
+      splits,
+      ...(values.profile ? { profile: values.profile } : {}),
+    });
+    console.log(
+      `profile ${values.profile ?? 'document_text_semantic'} (title + text); indexed in ${run.indexSeconds.toFixed(1)} s; ` +
+        'nDCG and MRR at 10, recall at 100; latency = query encoding + ranking the top 100\n',
+    );
+    console.log(formatFigures(run.figures));
+    runs.push(run);
   }
-} finally {
-  rmSync(dir, { recursive: true, force: true });
+  if (values.json) writeFileSync(values.json, `${JSON.stringify({ datasets: root, runs }, null, 2)}\n`);
+} else {
+  console.error(`Unknown evaluation '${mode}': beir (default) or code`);
+  process.exit(1);
 }

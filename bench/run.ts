@@ -1,4 +1,5 @@
 /** `npm run bench [name...]`: runs the benchmarks and prints their figures. */
+import { encodersBench } from './encoders.bench';
 import { eventsBench } from './events.bench';
 import { extractBench } from './extract.bench';
 import { graphBench } from './graph.bench';
@@ -15,6 +16,7 @@ const benches: Record<string, () => Promise<void>> = {
   events: eventsBench,
   ingest: ingestBench,
   media: mediaBench,
+  encoders: encodersBench,
 };
 
 const wanted = process.argv.slice(2);
