@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createMultiVectorEncoder } from '@tessera/encoders';
-import { GraphStore, neighbors, searchNodes, shortestPath, stats, UpsertRequest } from '@tessera/graph';
-import { LanceSearchBackend, SchemaCatalog } from '@tessera/search';
+import { LanceGraphStore, neighbors, searchNodes, shortestPath, stats, UpsertRequest } from '@tessera/graph';
+import { LanceDatabase, LanceSearchBackend, lanceConnection, SchemaCatalog } from '@tessera/search';
 
 const root = path.resolve(import.meta.dirname, '..');
 const NODES = Number(process.env.BENCH_NODES ?? 100_000);
@@ -38,9 +38,9 @@ export async function graphBench(): Promise<void> {
   try {
     const template = new SchemaCatalog(path.join(root, 'configs/schemas')).get('knowledge_graph')!;
     const schema = 'knowledge_graph_bench_bench';
-    await new LanceSearchBackend(dir).deploySchema(schema, template);
+    await new LanceSearchBackend(lanceConnection(dir)).deploySchema(schema, template);
     const encoder = createMultiVectorEncoder();
-    const store = new GraphStore(dir, template, encoder);
+    const store = new LanceGraphStore(lanceConnection(dir), template, encoder);
     let seed = 7;
     const random = () => {
       seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
@@ -56,7 +56,7 @@ export async function graphBench(): Promise<void> {
         description: `${WORDS[(from + k) % 7]} helper of the ${WORDS[(from + k) % 11]} module`,
         kind: 'entity' as const,
       }));
-      await store.upsert(schema, UpsertRequest.parse({ tenant_id: 'bench', nodes }));
+      await store.upsert(schema, [UpsertRequest.parse({ tenant_id: 'bench', nodes })]);
     }
     const nodeSeconds = (performance.now() - started) / 1000;
     started = performance.now();
@@ -79,7 +79,7 @@ export async function graphBench(): Promise<void> {
           modality: 'code',
         };
       });
-      await store.upsert(schema, UpsertRequest.parse({ tenant_id: 'bench', edges }));
+      await store.upsert(schema, [UpsertRequest.parse({ tenant_id: 'bench', edges })]);
     }
     const edgeSeconds = (performance.now() - started) / 1000;
     let graph = await store.graph(schema);
@@ -89,7 +89,8 @@ export async function graphBench(): Promise<void> {
     );
 
     const reloadStarted = performance.now();
-    graph = await new GraphStore(dir, template, encoder).graph(schema);
+    // Its own connection, as a new process has.
+    graph = await new LanceGraphStore(new LanceDatabase(dir), template, encoder).graph(schema);
     console.log(
       `reading the whole graph into a new process's memory: ${((performance.now() - reloadStarted) / 1000).toFixed(1)} s`,
     );

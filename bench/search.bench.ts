@@ -11,6 +11,7 @@ import {
   binaryMaxSim,
   LanceContentIndex,
   LanceSearchBackend,
+  lanceConnection,
   popcount32,
   RankingStrategy,
   rank,
@@ -65,8 +66,8 @@ export async function searchBench(): Promise<void> {
   try {
     const template = new SchemaCatalog(path.join(root, 'configs/schemas')).get('code')!;
     const schema = 'code_bench_bench';
-    await new LanceSearchBackend(dir).deploySchema(schema, template);
-    const index = new LanceContentIndex(dir);
+    await new LanceSearchBackend(lanceConnection(dir)).deploySchema(schema, template);
+    const index = new LanceContentIndex(lanceConnection(dir));
     await index.ensureIndexes(schema, template);
     const encoder = createMultiVectorEncoder();
 

@@ -28,8 +28,7 @@ beforeAll(async () => {
   const { content, indexDocuments } = await import('@tessera/content');
   feed = async (tenant, source, text, profile = 'document_text_semantic') => {
     const documents = chunks(text).map((paragraph) => ({ fields: { title: source, text: paragraph } }));
-    return (await indexDocuments(content(), { tenantId: tenant, profile, sourceDocId: source, documents }))
-      .documents;
+    return (await indexDocuments(content(), { tenant, profile, sourceDocId: source, documents })).documents;
   };
   const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
   const notes = readFileSync(path.join(root, 'docs/lancedb-notes.md'), 'utf8');

@@ -9,6 +9,7 @@ import type { MultiVectorEncoder } from '@tessera/encoders';
 import {
   LanceContentIndex,
   LanceSearchBackend,
+  lanceConnection,
   ndcg,
   precision,
   RankingStrategy,
@@ -27,8 +28,8 @@ export async function evaluateCode(encoder: MultiVectorEncoder): Promise<void> {
   try {
     const template = new SchemaCatalog(path.join(root, 'configs/schemas')).get('code')!;
     const schema = 'code_eval_eval';
-    await new LanceSearchBackend(dir).deploySchema(schema, template);
-    const index = new LanceContentIndex(dir);
+    await new LanceSearchBackend(lanceConnection(dir)).deploySchema(schema, template);
+    const index = new LanceContentIndex(lanceConnection(dir));
     await index.ensureIndexes(schema, template);
 
     const chunks = codeCorpus();

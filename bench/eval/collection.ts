@@ -13,6 +13,7 @@ import {
   type DocumentRow,
   LanceContentIndex,
   LanceSearchBackend,
+  lanceConnection,
   ndcg,
   type Profile,
   ProfileCatalog,
@@ -90,8 +91,8 @@ export async function evaluateCollection(
 
   const dir = options.workDir ?? mkdtempSync(path.join(tmpdir(), 'tessera-eval-'));
   try {
-    await new LanceSearchBackend(dir).deploySchema(schema, template);
-    const index = new LanceContentIndex(dir);
+    await new LanceSearchBackend(lanceConnection(dir)).deploySchema(schema, template);
+    const index = new LanceContentIndex(lanceConnection(dir));
     await index.ensureIndexes(schema, template);
 
     const started = performance.now();

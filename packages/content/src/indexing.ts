@@ -2,7 +2,7 @@
 import { BadRequestError } from '@tessera/core';
 import type { MultiVectorEncoder } from '@tessera/encoders';
 import type { DocumentRow, Profile } from '@tessera/search';
-import { ensureTenantSchema, requireTenant } from '@tessera/tenancy';
+import { ensureTenantSchema, type GuardedTenant, guardTenant, type TenantRef } from '@tessera/tenancy';
 import type { ContentDeps } from './deps';
 
 export interface DocumentInput {
@@ -13,7 +13,8 @@ export interface DocumentInput {
 }
 
 export interface IndexRequest {
-  tenantId: string;
+  /** The tenant, guarded by the caller once per request or job (or a raw id, guarded here). */
+  tenant: TenantRef;
   profile: string;
   sourceDocId: string;
   documents: DocumentInput[];
@@ -79,10 +80,13 @@ async function encodeRows(
  * Where a tenant's documents of a profile go: the profile, the tenant's schema for it (deployed on the
  * tenant's first write) and the schema's template.
  */
-async function target(deps: ContentDeps, tenantId: string, profileName: string) {
+async function target(deps: ContentDeps, tenant: TenantRef, profileName: string) {
   const profile = resolveProfile(deps, profileName);
-  const { tenant } = await requireTenant(deps.tenancy, tenantId);
-  const schema = await ensureTenantSchema(deps.tenancy, tenant.full, profile.schema_name);
+  const schema = await ensureTenantSchema(
+    deps.tenancy,
+    await guardTenant(deps.tenancy, tenant),
+    profile.schema_name,
+  );
   return { profile, schema, template: deps.tenancy.catalog.get(profile.schema_name)! };
 }
 
@@ -96,7 +100,7 @@ export async function indexDocuments(
   deps: ContentDeps,
   request: IndexRequest,
 ): Promise<{ schema: string; documents: number }> {
-  const { profile, schema, template } = await target(deps, request.tenantId, request.profile);
+  const { profile, schema, template } = await target(deps, request.tenant, request.profile);
   await deps.index.ensureIndexes(schema, template);
   const encoder = deps.encoderFor(profile);
   const generation = Date.now();
@@ -112,7 +116,7 @@ export async function indexDocuments(
     );
 
   if (request.documents.length <= BATCH) {
-    await deps.index.replaceSource(schema, template, request.sourceDocId, await encodeBatch(0));
+    await deps.index.replaceSources(schema, template, [request.sourceDocId], await encodeBatch(0));
   } else {
     for (let start = 0; start < request.documents.length; start += BATCH) {
       await deps.index.upsert(schema, template, await encodeBatch(start));
@@ -134,11 +138,14 @@ const SOURCES_BATCH_DOCUMENTS = 2048;
 export async function indexSources(
   deps: ContentDeps,
   request: {
-    tenantId: string;
+    tenant: TenantRef;
     profile: string;
     sources: { sourceDocId: string; documents: DocumentInput[] }[];
   },
 ): Promise<{ schema: string; documents: number }> {
+  resolveProfile(deps, request.profile);
+  // Guarded once for every group of sources.
+  const tenant: GuardedTenant = await guardTenant(deps.tenancy, request.tenant);
   const total = request.sources.reduce((sum, source) => sum + source.documents.length, 0);
   // Groups of sources whose documents one commit takes; a source larger than that goes alone.
   const groups: (typeof request.sources)[] = [];
@@ -159,13 +166,13 @@ export async function indexSources(
   for (const sources of groups) {
     if (sources.length === 1) {
       ({ schema } = await indexDocuments(deps, {
-        tenantId: request.tenantId,
+        tenant,
         profile: request.profile,
         ...sources[0]!,
       }));
       continue;
     }
-    const { profile, template, schema: groupSchema } = await target(deps, request.tenantId, request.profile);
+    const { profile, template, schema: groupSchema } = await target(deps, tenant, request.profile);
     schema = groupSchema;
     await deps.index.ensureIndexes(schema, template);
     const encoder = deps.encoderFor(profile);
@@ -196,13 +203,13 @@ export async function indexSources(
 export async function patchDocuments(
   deps: ContentDeps,
   request: {
-    tenantId: string;
+    tenant: TenantRef;
     profile: string;
     fields: string[];
     sources: { sourceDocId: string; documents: DocumentInput[] }[];
   },
 ): Promise<void> {
-  const { profile, schema, template } = await target(deps, request.tenantId, request.profile);
+  const { profile, schema, template } = await target(deps, request.tenant, request.profile);
   const known = new Set(template.document.fields.map((field) => field.name));
   const unknown = request.fields.filter((field) => !known.has(field));
   if (unknown.length > 0) {

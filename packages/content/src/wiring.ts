@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { createMultiVectorEncoder, type MultiVectorEncoder } from '@tessera/encoders';
 import { platformEnv } from '@tessera/platform';
-import { LanceContentIndex, type Profile, ProfileCatalog } from '@tessera/search';
+import { LanceContentIndex, lanceConnection, type Profile, ProfileCatalog } from '@tessera/search';
 import { tenancy } from '@tessera/tenancy';
 import type { ContentDeps } from './deps';
 
@@ -14,7 +14,7 @@ export function content(): ContentDeps {
   const encoders = new Map<string, MultiVectorEncoder>();
   deps = {
     tenancy: tenancyDeps,
-    index: new LanceContentIndex(platformEnv.searchUri),
+    index: new LanceContentIndex(lanceConnection(platformEnv.searchUri)),
     profiles: new ProfileCatalog(path.join(platformEnv.configDir, 'profiles'), tenancyDeps.catalog),
     encoderFor(profile: Profile) {
       const url = profile.inference_services.pooling_url;

@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Emulators, startLocalBackends } from '@tessera/emulators';
 import { HashedTokenEncoder } from '@tessera/encoders';
-import { LanceContentIndex, LanceSearchBackend, ProfileCatalog, SchemaCatalog } from '@tessera/search';
+import {
+  LanceContentIndex,
+  LanceSearchBackend,
+  lanceConnection,
+  ProfileCatalog,
+  SchemaCatalog,
+} from '@tessera/search';
 import { createTenant, DynamoTenancyStore, getTenant } from '@tessera/tenancy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ContentDeps, indexDocuments, searchContent } from '../src/index';
@@ -20,13 +26,13 @@ beforeAll(async () => {
   deps = {
     tenancy: {
       store: new DynamoTenancyStore(),
-      backend: new LanceSearchBackend(path.join(dir, 'lancedb')),
+      backend: new LanceSearchBackend(lanceConnection(path.join(dir, 'lancedb'))),
       catalog,
       now: Date.now,
       createLeaseMs: 60_000,
       defaultBaseSchemas: ['video_frames'],
     },
-    index: new LanceContentIndex(path.join(dir, 'lancedb')),
+    index: new LanceContentIndex(lanceConnection(path.join(dir, 'lancedb'))),
     profiles: new ProfileCatalog(path.join(configs, 'profiles'), catalog),
     encoderFor: () => encoder,
   };
@@ -45,7 +51,7 @@ const docs = (n: number, word: string) =>
 describe('indexDocuments', () => {
   it('deploys the profile schema on the first write and records it on the tenant', async () => {
     const result = await indexDocuments(deps, {
-      tenantId: 'acme',
+      tenant: 'acme',
       profile: 'document_text_semantic',
       sourceDocId: 'guide.md',
       documents: docs(3, 'first'),
@@ -59,31 +65,34 @@ describe('indexDocuments', () => {
 
   it('replaces a source when it is indexed again, in one batch or many', async () => {
     const schema = 'document_text_acme_acme';
-    const count = () => deps.index.count(schema, "source_doc_id = 'big.md'");
+    const count = () => deps.index.count(schema, { sourceDocId: 'big.md' });
     await indexDocuments(deps, {
-      tenantId: 'acme',
+      tenant: 'acme',
       profile: 'document_text_semantic',
       sourceDocId: 'big.md',
       documents: docs(600, 'alpha'),
     });
     expect(await count()).toBe(600);
     await indexDocuments(deps, {
-      tenantId: 'acme',
+      tenant: 'acme',
       profile: 'document_text_semantic',
       sourceDocId: 'big.md',
       documents: docs(300, 'beta'),
     });
     expect(await count()).toBe(300);
-    expect(await deps.index.count(schema, "text LIKE 'alpha%'")).toBe(0);
+    // No document written from the first version (ids big.md:0 to big.md:599) is left.
+    const ids = Array.from({ length: 600 }, (_, i) => `big.md:${i}`);
+    const left = await deps.index.fetch(schema, ids, ['text']);
+    expect(left.filter((row) => String(row.text).startsWith('alpha'))).toHaveLength(0);
     await indexDocuments(deps, {
-      tenantId: 'acme',
+      tenant: 'acme',
       profile: 'document_text_semantic',
       sourceDocId: 'big.md',
       documents: docs(10, 'gamma'),
     });
     expect(await count()).toBe(10);
     // Other sources are untouched.
-    expect(await deps.index.count(schema, "source_doc_id = 'guide.md'")).toBe(3);
+    expect(await deps.index.count(schema, { sourceDocId: 'guide.md' })).toBe(3);
 
     const found = await searchContent(deps, {
       query: 'gamma paragraph',
@@ -96,11 +105,11 @@ describe('indexDocuments', () => {
 
   it('refuses an unknown profile and an unregistered tenant, writing nothing', async () => {
     await expect(
-      indexDocuments(deps, { tenantId: 'acme', profile: 'nope', sourceDocId: 'x', documents: docs(1, 'x') }),
+      indexDocuments(deps, { tenant: 'acme', profile: 'nope', sourceDocId: 'x', documents: docs(1, 'x') }),
     ).rejects.toThrow(/Unknown profile 'nope'/);
     await expect(
       indexDocuments(deps, {
-        tenantId: 'ghost',
+        tenant: 'ghost',
         profile: 'document_text_semantic',
         sourceDocId: 'x',
         documents: docs(1, 'x'),

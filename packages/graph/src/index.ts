@@ -1,9 +1,31 @@
 export { edgeId, normalizeNodeId, pythonFloat } from './ids';
+export { LanceGraphStore } from './lance-graph-store';
+export type { NodePatch, UpsertPlan } from './merge';
+export {
+  applyPlan,
+  mergeNode,
+  newNode,
+  nodesToEmbed,
+  planUpsert,
+  sameEdge,
+  storedEdge,
+  writeCounts,
+} from './merge';
 export type { GraphEdge, GraphNode } from './model';
 export { EdgeInput, MAX_ITEMS, Mention, NodeInput, UpsertRequest } from './model';
+export { embedNodes } from './node-vectors';
 export { neighbors, searchNodes, shortestPath, stats } from './queries';
 export type { GraphDeps } from './service';
-export { GRAPH_SCHEMA, graphNeighbors, graphPath, graphSearch, graphStats, upsertGraph } from './service';
-export { GraphStore } from './store';
+export {
+  GRAPH_SCHEMA,
+  graphNeighbors,
+  graphPath,
+  graphSearch,
+  graphStats,
+  upsertGraph,
+  upsertGraphs,
+} from './service';
+export type { GraphStore, GraphWrite, UpsertCounts } from './store';
+export type { NodeState } from './tenant-graph';
 export { TenantGraph } from './tenant-graph';
 export { graphDeps } from './wiring';

@@ -1,10 +1,16 @@
 /** The graph endpoints' domain: tenant guard first, then the tenant's graph. */
 import { tenantSchemaName } from '@tessera/core';
 import type { MultiVectorEncoder } from '@tessera/encoders';
-import { ensureTenantSchema, requireTenant, type TenancyDeps } from '@tessera/tenancy';
+import {
+  ensureTenantSchema,
+  guardTenant,
+  requireTenant,
+  type TenancyDeps,
+  type TenantRef,
+} from '@tessera/tenancy';
 import type { UpsertRequest } from './model';
 import { neighbors, searchNodes, shortestPath, stats } from './queries';
-import type { GraphStore } from './store';
+import type { GraphStore, GraphWrite, UpsertCounts } from './store';
 
 export const GRAPH_SCHEMA = 'knowledge_graph';
 
@@ -20,11 +26,23 @@ async function tenantGraph(deps: GraphDeps, tenantId: string) {
   return { tenant: tenant.full, schema, graph: await deps.store.graph(schema) };
 }
 
+/**
+ * Upserts several writes into a tenant's graph as one write (the graphs of a window of files), deploying
+ * the graph schema on the tenant's first write; answers each write's counts.
+ */
+export async function upsertGraphs(
+  deps: GraphDeps,
+  tenant: TenantRef,
+  writes: readonly GraphWrite[],
+): Promise<UpsertCounts[]> {
+  const guarded = await guardTenant(deps.tenancy, tenant);
+  const schema = await ensureTenantSchema(deps.tenancy, guarded, GRAPH_SCHEMA);
+  return writes.length === 0 ? [] : deps.store.upsert(schema, writes);
+}
+
 export async function upsertGraph(deps: GraphDeps, request: UpsertRequest) {
-  const { tenant } = await requireTenant(deps.tenancy, request.tenant_id);
-  const schema = await ensureTenantSchema(deps.tenancy, tenant.full, GRAPH_SCHEMA);
-  const counts = await deps.store.upsert(schema, request);
-  return { status: 'upserted' as const, ...counts, failed_ids: [] as string[] };
+  const [counts] = await upsertGraphs(deps, request.tenant_id, [request]);
+  return { status: 'upserted' as const, ...counts!, failed_ids: [] as string[] };
 }
 
 export async function graphSearch(deps: GraphDeps, tenantId: string, query: string, topK: number) {

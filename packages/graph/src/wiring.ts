@@ -1,9 +1,10 @@
 /** The production wiring of the graph domain. */
 import { createMultiVectorEncoder } from '@tessera/encoders';
 import { platformEnv } from '@tessera/platform';
+import { lanceConnection } from '@tessera/search';
 import { tenancy } from '@tessera/tenancy';
+import { LanceGraphStore } from './lance-graph-store';
 import { GRAPH_SCHEMA, type GraphDeps } from './service';
-import { GraphStore } from './store';
 
 let deps: GraphDeps | undefined;
 
@@ -14,7 +15,11 @@ export function graphDeps(): GraphDeps {
   deps = {
     tenancy: tenancyDeps,
     encoder,
-    store: new GraphStore(platformEnv.searchUri, tenancyDeps.catalog.get(GRAPH_SCHEMA)!, encoder),
+    store: new LanceGraphStore(
+      lanceConnection(platformEnv.searchUri),
+      tenancyDeps.catalog.get(GRAPH_SCHEMA)!,
+      encoder,
+    ),
   };
   return deps;
 }

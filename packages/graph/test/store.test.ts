@@ -4,16 +4,16 @@ import path from 'node:path';
 import { HttpError } from '@tessera/core';
 import { type Emulators, startLocalBackends } from '@tessera/emulators';
 import { HashedTokenEncoder } from '@tessera/encoders';
-import { LanceSearchBackend, SchemaCatalog } from '@tessera/search';
+import { LanceDatabase, LanceSearchBackend, lanceConnection, SchemaCatalog } from '@tessera/search';
 import { createTenant, DynamoTenancyStore } from '@tessera/tenancy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type GraphDeps,
-  GraphStore,
   graphNeighbors,
   graphPath,
   graphSearch,
   graphStats,
+  LanceGraphStore,
   UpsertRequest,
   upsertGraph,
 } from '../src/index';
@@ -24,7 +24,9 @@ let deps: GraphDeps;
 let dir: string;
 const catalog = new SchemaCatalog(path.join(configs, 'schemas'));
 const encoder = new HashedTokenEncoder();
-const newStore = () => new GraphStore(path.join(dir, 'lancedb'), catalog.get('knowledge_graph')!, encoder);
+/** A store with its own connection, as another process has. */
+const newStore = () =>
+  new LanceGraphStore(new LanceDatabase(path.join(dir, 'lancedb')), catalog.get('knowledge_graph')!, encoder);
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'graph-'));
@@ -32,7 +34,7 @@ beforeAll(async () => {
   deps = {
     tenancy: {
       store: new DynamoTenancyStore(),
-      backend: new LanceSearchBackend(path.join(dir, 'lancedb')),
+      backend: new LanceSearchBackend(lanceConnection(path.join(dir, 'lancedb'))),
       catalog,
       now: Date.now,
       createLeaseMs: 60_000,
@@ -154,7 +156,9 @@ describe('graph upserts', () => {
 
   it('sees writes of another process (another store on the same tables)', async () => {
     const elsewhere = newStore();
-    await elsewhere.upsert('knowledge_graph_acme_acme', request({ nodes: [{ name: 'Written Elsewhere' }] }));
+    await elsewhere.upsert('knowledge_graph_acme_acme', [
+      request({ nodes: [{ name: 'Written Elsewhere' }] }),
+    ]);
     expect((await graphSearch(deps, 'acme', 'written elsewhere', 1)).nodes[0]?.node_id).toBe(
       'written_elsewhere',
     );

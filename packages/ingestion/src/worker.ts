@@ -438,7 +438,7 @@ async function finishFiles(deps: IngestionDeps, job: JobRecord, prepared: Prepar
     const group = pending.filter((item) => item.file.profile === profile);
     try {
       await indexSources(deps.content, {
-        tenantId: job.tenant_id,
+        tenant: job.tenant_id,
         profile,
         sources: group.map((item) => ({ sourceDocId: item.file.name, documents: item.output!.documents })),
       });
@@ -479,7 +479,7 @@ async function finishFiles(deps: IngestionDeps, job: JobRecord, prepared: Prepar
   // Only the back-reference fields change, in one commit per profile: the stored documents keep their vectors.
   for (const [profile, sources] of patches) {
     await patchDocuments(deps.content, {
-      tenantId: job.tenant_id,
+      tenant: job.tenant_id,
       profile,
       fields: BACK_REFERENCES,
       sources,

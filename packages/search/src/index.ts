@@ -1,8 +1,11 @@
 export { arrowSchema, arrowType } from './arrow';
 export type { MigrationResult, SearchBackend } from './backend';
-export type { QueryVectors, Scored } from './content-index';
-export { LanceContentIndex, sqlString, top } from './content-index';
+export { LanceDatabase, lanceConnection } from './connection';
+export type { ContentIndex, QueryVectors, Scored } from './content-index';
+export { sqlString, top } from './content-index';
 export { LanceSearchBackend } from './lance';
+export { LanceContentIndex } from './lance-content-index';
+export type { ScoringOptions } from './lance-scoring';
 export type { Relevance } from './metrics';
 export { ndcg, precision, recall, reciprocalRank, reciprocalRankFusion } from './metrics';
 export { Profile, ProfileCatalog } from './profiles';

@@ -1,8 +1,9 @@
 /** LanceDB adapter of the search backend: a local directory by default, `s3://` in AWS. */
-import { type Connection, connect, type Table } from '@lancedb/lancedb';
+import type { Table } from '@lancedb/lancedb';
 import { KeyedSerializer } from '@tessera/core';
 import { arrowSchema } from './arrow';
 import type { MigrationResult, SearchBackend } from './backend';
+import type { LanceDatabase } from './connection';
 import type { SchemaTemplate } from './templates';
 
 const PAGE = 1000;
@@ -26,18 +27,17 @@ async function ensurePrimaryKey(table: Table): Promise<void> {
 }
 
 export class LanceSearchBackend implements SearchBackend {
-  private connection: Promise<Connection> | undefined;
   /** Deploys of one schema from this process go one at a time (both would create, then set its key). */
   private readonly deploys = new KeyedSerializer();
 
-  constructor(readonly uri: string) {}
+  constructor(readonly database: LanceDatabase) {}
 
-  private db(): Promise<Connection> {
-    this.connection ??= connect(this.uri).catch((error: unknown) => {
-      this.connection = undefined;
-      throw error;
-    });
-    return this.connection;
+  get uri(): string {
+    return this.database.uri;
+  }
+
+  private db() {
+    return this.database.connect();
   }
 
   deploySchema(schemaName: string, template: SchemaTemplate): Promise<void> {

@@ -3,7 +3,7 @@
  * the first phase's top `RERANK_DEPTH`, which then precede the rest of the first-phase order.
  */
 import { Search } from '@tessera/api';
-import type { LanceContentIndex, QueryVectors, Scored } from './content-index';
+import type { ContentIndex, QueryVectors, Scored } from './content-index';
 
 export const RERANK_DEPTH = 100;
 
@@ -30,7 +30,7 @@ export interface StrategyQuery {
 }
 
 export interface Target {
-  index: LanceContentIndex;
+  index: ContentIndex;
   /** The tenant schema (table) name. */
   schema: string;
   /** Full-text fields of the profile. */

@@ -2,7 +2,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LanceContentIndex, LanceSearchBackend, packSignBits, SchemaCatalog } from '../src/index';
+import {
+  LanceContentIndex,
+  LanceSearchBackend,
+  lanceConnection,
+  packSignBits,
+  SchemaCatalog,
+} from '../src/index';
 
 const DIM = 128;
 const template = new SchemaCatalog(path.resolve(import.meta.dirname, '../../../configs/schemas')).get(
@@ -29,8 +35,8 @@ function vectors(tokens: number, seed: number): Float32Array {
 
 /** A deployed table of `count` documents named `<prefix><n>`, written by the same steps every time. */
 async function table(dir: string, prefix: string, count: number): Promise<void> {
-  await new LanceSearchBackend(dir).deploySchema(schema, template);
-  const index = new LanceContentIndex(dir);
+  await new LanceSearchBackend(lanceConnection(dir)).deploySchema(schema, template);
+  const index = new LanceContentIndex(lanceConnection(dir));
   await index.ensureIndexes(schema, template);
   await index.upsert(
     schema,
@@ -63,10 +69,10 @@ describe('float MaxSim reads of float vectors', () => {
     await table(dir, 'd', 300);
     const ids = ['d3', 'd17', 'd250', 'd99', 'absent'];
     // A fresh index has no codes loaded: the float vectors come through the document_id filter.
-    const filtered = await new LanceContentIndex(dir).floatMaxSim(schema, query(), 10, ids);
+    const filtered = await new LanceContentIndex(lanceConnection(dir)).floatMaxSim(schema, query(), 10, ids);
     expect(filtered.map((s) => s.id).sort()).toEqual(['d17', 'd250', 'd3', 'd99']);
 
-    const index = new LanceContentIndex(dir);
+    const index = new LanceContentIndex(lanceConnection(dir));
     await index.binaryMaxSim(schema, query(), 1); // loads the codes
     const handle = (await index.table(schema))!;
     const take = vi.spyOn(Object.getPrototypeOf(handle), 'takeRowIds');
@@ -87,14 +93,18 @@ describe('float MaxSim reads of float vectors', () => {
   it('falls back to the filter when a table was replaced by one at the same version', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'float-reads-'));
     await table(dir, 'a', 50);
-    const index = new LanceContentIndex(dir);
+    const index = new LanceContentIndex(lanceConnection(dir));
     const before = await index.floatMaxSim(schema, query(), 5);
     expect(before[0]!.id).toMatch(/^a/);
     const version = await (await index.table(schema))!.version();
-    await new LanceSearchBackend(dir).dropSchema(schema);
+    await new LanceSearchBackend(lanceConnection(dir)).dropSchema(schema);
     await table(dir, 'b', 50);
     expect(await (await index.table(schema))!.version()).toBe(version);
-    const fresh = await new LanceContentIndex(dir).floatMaxSim(schema, query(), 5, ['b1', 'b2', 'b3']);
+    const fresh = await new LanceContentIndex(lanceConnection(dir)).floatMaxSim(schema, query(), 5, [
+      'b1',
+      'b2',
+      'b3',
+    ]);
     // The stale codes name `a` documents; the rows their row ids lead to are `b` documents.
     const take = vi.spyOn(Object.getPrototypeOf((await index.table(schema))!), 'takeRowIds');
     const stale = await index.floatMaxSim(schema, query(), 5, ['a1', 'a2', 'a3']);

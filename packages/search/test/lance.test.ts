@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect } from '@lancedb/lancedb';
 import { describe, expect, it } from 'vitest';
-import { arrowType, definitionHash, LanceSearchBackend, SchemaCatalog } from '../src/index';
+import { arrowType, definitionHash, LanceSearchBackend, lanceConnection, SchemaCatalog } from '../src/index';
 
 const shipped = new SchemaCatalog(path.resolve(import.meta.dirname, '../../../configs/schemas'));
 
@@ -69,7 +69,7 @@ describe('arrowType', () => {
 describe('LanceSearchBackend', () => {
   it('deploys, lists and drops tenant schemas as tables', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'lance-'));
-    const backend = new LanceSearchBackend(dir);
+    const backend = new LanceSearchBackend(lanceConnection(dir));
     await backend.deploySchema('wiki_acme_acme', shipped.get('wiki')!);
     await backend.deploySchema('wiki_acme_acme', shipped.get('wiki')!);
     await backend.deploySchema('code_acme_acme', shipped.get('code')!);
@@ -91,7 +91,7 @@ describe('LanceSearchBackend', () => {
 
   it('lists more tables than one page holds', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'lance-'));
-    const backend = new LanceSearchBackend(dir);
+    const backend = new LanceSearchBackend(lanceConnection(dir));
     const names = Array.from({ length: 1005 }, (_, i) => `wiki_t${String(i).padStart(4, '0')}_t`);
     const db = await connect(dir);
     for (const name of names)

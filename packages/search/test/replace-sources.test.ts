@@ -2,7 +2,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LanceContentIndex, LanceSearchBackend, packSignBits, SchemaCatalog } from '../src/index';
+import {
+  LanceContentIndex,
+  LanceDatabase,
+  LanceSearchBackend,
+  lanceConnection,
+  packSignBits,
+  SchemaCatalog,
+} from '../src/index';
 
 const template = new SchemaCatalog(path.resolve(import.meta.dirname, '../../../configs/schemas')).get(
   'document_text',
@@ -23,8 +30,8 @@ const row = (source: string, n: number) => {
 /** A content index in a new directory, the test schema deployed and indexed. */
 async function freshIndex(): Promise<LanceContentIndex> {
   const dir = mkdtempSync(path.join(tmpdir(), 'content-index-'));
-  await new LanceSearchBackend(dir).deploySchema(schema, template);
-  const index = new LanceContentIndex(dir);
+  await new LanceSearchBackend(lanceConnection(dir)).deploySchema(schema, template);
+  const index = new LanceContentIndex(lanceConnection(dir));
   await index.ensureIndexes(schema, template);
   return index;
 }
@@ -36,13 +43,13 @@ describe('LanceContentIndex.replaceSources', () => {
 
     // a shrinks to one document, b is rewritten, c is not named.
     await index.replaceSources(schema, template, ['a', 'b'], [row('a', 0), row('b', 0), row('b', 1)]);
-    expect(await index.count(schema, "source_doc_id = 'a'")).toBe(1);
-    expect(await index.count(schema, "source_doc_id = 'b'")).toBe(2);
-    expect(await index.count(schema, "source_doc_id = 'c'")).toBe(1);
+    expect(await index.count(schema, { sourceDocId: 'a' })).toBe(1);
+    expect(await index.count(schema, { sourceDocId: 'b' })).toBe(2);
+    expect(await index.count(schema, { sourceDocId: 'c' })).toBe(1);
 
     // Named sources with no rows left are emptied.
     await index.replaceSources(schema, template, ['a', "it's"], []);
-    expect(await index.count(schema, "source_doc_id = 'a'")).toBe(0);
+    expect(await index.count(schema, { sourceDocId: 'a' })).toBe(0);
     expect(await index.count(schema)).toBe(3);
   });
 });
@@ -50,9 +57,10 @@ describe('LanceContentIndex.replaceSources', () => {
 describe('LanceContentIndex.ensureIndexes', () => {
   it('creates a new table’s indexes once when jobs of this and another process ask at the same time', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'indexes-'));
-    await new LanceSearchBackend(dir).deploySchema(schema, template);
-    const here = new LanceContentIndex(dir);
-    const elsewhere = new LanceContentIndex(dir);
+    await new LanceSearchBackend(lanceConnection(dir)).deploySchema(schema, template);
+    const here = new LanceContentIndex(lanceConnection(dir));
+    // Its own connection, as another process has.
+    const elsewhere = new LanceContentIndex(new LanceDatabase(dir));
     await Promise.all([
       here.ensureIndexes(schema, template),
       here.ensureIndexes(schema, template),

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   LanceContentIndex,
   LanceSearchBackend,
+  lanceConnection,
   packSignBits,
   type RankingStrategy,
   rank,
@@ -84,8 +85,8 @@ const schema = 'document_text_test_test';
 
 beforeAll(async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'strategies-'));
-  await new LanceSearchBackend(dir).deploySchema(schema, template);
-  index = new LanceContentIndex(dir);
+  await new LanceSearchBackend(lanceConnection(dir)).deploySchema(schema, template);
+  index = new LanceContentIndex(lanceConnection(dir));
   await index.ensureIndexes(schema, template);
   await index.upsert(
     schema,
@@ -102,7 +103,7 @@ beforeAll(async () => {
     }),
   );
   await index.optimize(schema);
-  banded = new LanceContentIndex(dir, { exactScanLimit: 10, floatRerankLimit: 150 });
+  banded = new LanceContentIndex(lanceConnection(dir), { exactScanLimit: 10, floatRerankLimit: 150 });
 });
 
 const query = () => {

@@ -12,13 +12,14 @@ export {
 export type { PublicTenant } from './records';
 export { Organization, publicTenant, RegistryRow, TenantRecord, TierRecord } from './records';
 export type { TenancyStore } from './store';
-export type { GuardedTenant } from './tenants';
+export type { GuardedTenant, TenantRef } from './tenants';
 export {
   createTenant,
   deleteTenant,
   ensureTenantSchema,
   getTenant,
   getTier,
+  guardTenant,
   recoverInterruptedCreates,
   requireTenant,
   resolveTenantId,

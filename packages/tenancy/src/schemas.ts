@@ -109,14 +109,61 @@ export async function planTenantDrop(deps: TenancyDeps, tenant: TenantId): Promi
   return { schemas, rows };
 }
 
-/** Deploys an auxiliary schema (knowledge graph, memories, wiki) on a tenant's first write to it. */
-export async function ensureAuxiliarySchema(
+/**
+ * Auxiliary schemas this process deployed or found deployed, per tenancy wiring: keyed by the tenant's
+ * incarnation (its id and `created_at`, which a tenant deleted and created again does not share) and the
+ * base, so that a tenant's every later write skips the registry read. Removing a tenant forgets its entries.
+ */
+const deployed = new WeakMap<TenancyDeps, Map<string, Promise<string>>>();
+
+const deployedKey = (record: TenantRecord, base: string) =>
+  `${record.tenant_full_id}\u0000${record.created_at}\u0000${base}`;
+
+function deployedOf(deps: TenancyDeps): Map<string, Promise<string>> {
+  let known = deployed.get(deps);
+  if (!known) {
+    known = new Map();
+    deployed.set(deps, known);
+  }
+  return known;
+}
+
+/** Forgets what this process knew deployed of a tenant (it is being removed). */
+export function forgetDeployedSchemas(deps: TenancyDeps, tenantFullId: string): void {
+  const known = deployedOf(deps);
+  for (const key of known.keys()) if (key.startsWith(`${tenantFullId}\u0000`)) known.delete(key);
+}
+
+/**
+ * Deploys an auxiliary schema (knowledge graph, memories, wiki) on a tenant's first write to it. A schema
+ * the record lists, or this process saw deployed, is answered without reading anything.
+ */
+export function ensureAuxiliarySchema(
   deps: TenancyDeps,
   tenant: TenantId,
   record: TenantRecord,
   base: string,
 ): Promise<string> {
   const schemaName = tenantSchemaName(base, tenant);
+  if (record.schemas_deployed.includes(base)) return Promise.resolve(schemaName);
+  const known = deployedOf(deps);
+  const key = deployedKey(record, base);
+  let ensured = known.get(key);
+  if (!ensured) {
+    ensured = deployAuxiliary(deps, tenant, record, base, schemaName);
+    known.set(key, ensured);
+    ensured.catch(() => known.delete(key));
+  }
+  return ensured;
+}
+
+async function deployAuxiliary(
+  deps: TenancyDeps,
+  tenant: TenantId,
+  record: TenantRecord,
+  base: string,
+  schemaName: string,
+): Promise<string> {
   const rows = await deps.store.listRegistryRows(tenant.full);
   if (rows.some((row) => row.schema_name === schemaName)) return schemaName;
   await deploySchema(deps, tenant, base, 'auxiliary');

@@ -16,7 +16,13 @@ import {
 } from '@tessera/core';
 import type { TenancyDeps } from './deps';
 import { type PublicTenant, publicTenant, type TenantRecord } from './records';
-import { deploySchema, ensureAuxiliarySchema, planTenantDrop, requireTemplates } from './schemas';
+import {
+  deploySchema,
+  ensureAuxiliarySchema,
+  forgetDeployedSchemas,
+  planTenantDrop,
+  requireTemplates,
+} from './schemas';
 
 export type CreateTenantInput = Tenants.CreateTenantRequest;
 
@@ -65,6 +71,7 @@ async function removeTenant(deps: TenancyDeps, tenant: TenantId, record: TenantR
     current = marked;
   }
   failpoint('tenant.delete.after_mark');
+  forgetDeployedSchemas(deps, tenant.full);
   try {
     await deps.onTenantDeleting?.(tenant.full);
     for (const name of plan.schemas) await deps.backend.dropSchema(name);
@@ -226,9 +233,20 @@ export async function requireTenant(deps: TenancyDeps, rawId: string): Promise<G
   return { tenant, record };
 }
 
+/**
+ * A tenant as domain functions take it: guarded once per request or job and passed down, or a raw id,
+ * which the function then guards itself.
+ */
+export type TenantRef = string | GuardedTenant;
+
+/** The guarded tenant of a reference: as given, or through the guard. */
+export function guardTenant(deps: TenancyDeps, ref: TenantRef): Promise<GuardedTenant> {
+  return typeof ref === 'string' ? requireTenant(deps, ref) : Promise.resolve(ref);
+}
+
 /** Deploys an auxiliary schema for a registered tenant on its first write; answers the tenant schema name. */
-export async function ensureTenantSchema(deps: TenancyDeps, rawId: string, base: string): Promise<string> {
-  const { tenant, record } = await requireTenant(deps, rawId);
+export async function ensureTenantSchema(deps: TenancyDeps, ref: TenantRef, base: string): Promise<string> {
+  const { tenant, record } = await guardTenant(deps, ref);
   requireTemplates(deps, [base]);
   return ensureAuxiliarySchema(deps, tenant, record, base);
 }

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { TaskEventStore } from '@tessera/events';
 import { platformEnv } from '@tessera/platform';
-import { LanceSearchBackend, SchemaCatalog, type SearchBackend } from '@tessera/search';
+import { LanceSearchBackend, lanceConnection, SchemaCatalog, type SearchBackend } from '@tessera/search';
 import type { TenancyDeps } from './deps';
 import { DynamoTenancyStore } from './dynamo-store';
 import { tenancyEnv } from './env';
@@ -11,7 +11,7 @@ let backend: SearchBackend | undefined;
 let deps: TenancyDeps | undefined;
 
 export function searchBackend(): SearchBackend {
-  backend ??= new LanceSearchBackend(platformEnv.searchUri);
+  backend ??= new LanceSearchBackend(lanceConnection(platformEnv.searchUri));
   return backend;
 }
 

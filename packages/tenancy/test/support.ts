@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HttpError } from '@tessera/core';
 import { type Emulators, startLocalBackends } from '@tessera/emulators';
-import { LanceSearchBackend, SchemaCatalog, type SchemaTemplate, type SearchBackend } from '@tessera/search';
+import {
+  LanceSearchBackend,
+  lanceConnection,
+  SchemaCatalog,
+  type SchemaTemplate,
+  type SearchBackend,
+} from '@tessera/search';
 import { afterAll, beforeAll } from 'vitest';
 import { DynamoTenancyStore, type TenancyDeps } from '../src/index';
 
@@ -50,7 +56,7 @@ export interface TenancyHarness {
 export async function startHarness(): Promise<TenancyHarness> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tenancy-'));
   const emulators = await startLocalBackends(dataDir);
-  const backend = new FaultyBackend(new LanceSearchBackend(path.join(dataDir, 'lancedb')));
+  const backend = new FaultyBackend(new LanceSearchBackend(lanceConnection(path.join(dataDir, 'lancedb'))));
   const clock = { now: Date.now() };
   const deps: TenancyDeps = {
     store: new DynamoTenancyStore(),

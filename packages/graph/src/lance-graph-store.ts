@@ -1,0 +1,83 @@
+/**
+ * The LanceDB adapter of the graph store: a tenant's graph is read from its table once per table version,
+ * and a batch of writes is planned against it (merge.ts), stored in one commit, then applied in memory.
+ */
+import type { Table } from '@lancedb/lancedb';
+import { KeyedSerializer } from '@tessera/core';
+import type { MultiVectorEncoder } from '@tessera/encoders';
+import { type DocumentRow, documentTable, type LanceDatabase, type SchemaTemplate } from '@tessera/search';
+import { edgeRow, loadGraph, nodeRow } from './lance-rows';
+import { applyPlan, nodesToEmbed, planUpsert } from './merge';
+import { embedNodes } from './node-vectors';
+import type { GraphStore, GraphWrite, UpsertCounts } from './store';
+import { TenantGraph } from './tenant-graph';
+
+export class LanceGraphStore implements GraphStore {
+  private readonly graphs = new Map<string, Promise<TenantGraph>>();
+  /** Upserts serialize per tenant; other tenants' reads and writes go on. */
+  private readonly writes = new KeyedSerializer();
+
+  constructor(
+    readonly db: LanceDatabase,
+    private readonly template: SchemaTemplate,
+    private readonly encoder: MultiVectorEncoder,
+  ) {}
+
+  async graph(schema: string): Promise<TenantGraph> {
+    const table = await this.db.openTable(schema);
+    if (!table) return new TenantGraph(-1);
+    return this.graphOf(schema, table);
+  }
+
+  private async graphOf(schema: string, table: Table): Promise<TenantGraph> {
+    const version = await table.version();
+    const cached = this.graphs.get(schema);
+    if (cached) {
+      const graph = await cached.catch(() => undefined);
+      if (graph && graph.version === version) return graph;
+    }
+    const loading = loadGraph(table, version);
+    this.graphs.set(schema, loading);
+    loading.catch(() => this.graphs.delete(schema));
+    return loading;
+  }
+
+  upsert(schema: string, writes: readonly GraphWrite[]): Promise<UpsertCounts[]> {
+    return this.writes.run(schema, () => this.apply(schema, writes));
+  }
+
+  private async apply(schema: string, writes: readonly GraphWrite[]): Promise<UpsertCounts[]> {
+    const table = await this.db.openTable(schema);
+    if (!table) throw new Error(`Graph schema ${schema} is not deployed`);
+    const graph = await this.graphOf(schema, table);
+    const plan = planUpsert(graph, writes);
+    const vectors = await embedNodes(this.encoder, nodesToEmbed(graph, plan));
+
+    const now = Date.now();
+    const nodes = [...plan.nodes.values()].map((node) => nodeRow(node, vectors.get(node.node_id), now));
+    const fresh: DocumentRow[] = [];
+    const changed: DocumentRow[] = [];
+    for (const edge of plan.edges.values())
+      (graph.edges.has(edge.edge_id) ? changed : fresh).push(edgeRow(edge, now));
+    // One commit: a merge when stored rows change, else (only new edges) an append, which reads nothing.
+    let commits = 0;
+    if (nodes.length + changed.length > 0) {
+      await table
+        .mergeInsert('document_id')
+        .whenMatchedUpdateAll()
+        .whenNotMatchedInsertAll()
+        .execute(documentTable(this.template, [...nodes, ...changed, ...fresh]) as never);
+      commits++;
+    } else if (fresh.length > 0) {
+      await table.add(documentTable(this.template, fresh) as never);
+      commits++;
+    }
+
+    // Stored: now memory. A version that moved by more than our own commit means another writer too.
+    const version = await table.version();
+    applyPlan(graph, plan);
+    if (version === graph.version + commits) graph.version = version;
+    else this.graphs.delete(schema);
+    return plan.counts;
+  }
+}
