@@ -51,8 +51,8 @@ export async function eventsBench(): Promise<void> {
     process.env.AWS_ENDPOINT_URL = runtime.emulatorUrl;
     process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
     process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
-    const { TaskEventStore } = await import('@tessera/events');
-    const store = new TaskEventStore();
+    const { taskEvents } = await import('@tessera/events');
+    const store = taskEvents();
     let n = 0;
     const open = async () => {
       const taskId = `bench_${Date.now().toString(36)}_${n++}`;

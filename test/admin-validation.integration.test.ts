@@ -179,8 +179,8 @@ describe('tenant delete and running tasks (integration)', () => {
     process.env.AWS_ENDPOINT_URL = rt.emulatorUrl;
     process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
     process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
-    const { TaskEventStore } = await import('@tessera/events');
-    const store = new TaskEventStore();
+    const { taskEvents } = await import('@tessera/events');
+    const store = taskEvents();
     await store.open({
       task_id: 'busy_wf_1',
       kind: 'workflow',

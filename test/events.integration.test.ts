@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, type RuntimeProcess, spawnRuntime } from './support/runtime';
 
 let rt: RuntimeProcess;
-type Store = import('@tessera/events').TaskEventStore;
+type Store = import('@tessera/events').TaskEvents;
 let store: Store;
 let counter = 0;
 const id = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${counter++}`;
@@ -72,8 +72,8 @@ beforeAll(async () => {
   process.env.AWS_ENDPOINT_URL = rt.emulatorUrl;
   process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
   process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
-  const { TaskEventStore } = await import('@tessera/events');
-  store = new TaskEventStore();
+  const { taskEvents } = await import('@tessera/events');
+  store = taskEvents();
 });
 
 afterAll(async () => {

@@ -1,10 +1,10 @@
 /** Task event routes: SSE streams, cancellation and queue info. */
 import { Events } from '@tessera/api';
-import { streamTask, TaskEventStore } from '@tessera/events';
+import { streamTask, taskEvents } from '@tessera/events';
 import { httpRoute, sseRoute } from '@tessera/http';
 import { requireTenant, tenancy } from '@tessera/tenancy';
 
-const store = new TaskEventStore();
+const store = taskEvents();
 const deps = tenancy();
 
 export const workflowEvents = sseRoute(Events.workflowEvents, ({ path, query, event, open }) =>

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type Emulators, startLocalBackends } from '@tessera/emulators';
-import { ENDED_RETENTION_MS, TaskEventStore } from '@tessera/events';
+import { DynamoTaskEvents, ENDED_RETENTION_MS } from '@tessera/events';
 import { documentClient, resourceName, tables } from '@tessera/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schedules, splitHandler } from '../routes';
@@ -42,7 +42,7 @@ async function storedRows(taskId: string) {
 
 /** A workflow with a progress event and a completion, as a store whose clock reads `clock()` wrote it. */
 async function endedWorkflow(taskId: string, clock: () => number): Promise<void> {
-  const store = new TaskEventStore(undefined, clock);
+  const store = new DynamoTaskEvents(undefined, clock);
   await store.open({
     task_id: taskId,
     kind: 'workflow',
@@ -70,7 +70,7 @@ describe('task-event sweep', () => {
     const running = `workflow_running_${Date.now()}`;
     await endedWorkflow(expired, () => Date.now() - ENDED_RETENTION_MS - 60_000);
     await endedWorkflow(recent, Date.now);
-    const store = new TaskEventStore();
+    const store = new DynamoTaskEvents();
     await store.open({
       task_id: running,
       kind: 'workflow',

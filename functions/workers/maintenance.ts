@@ -1,6 +1,6 @@
 /** Scheduled upkeep: roll back tenant creates whose process died; migrate drifted tenant schemas; drop expired task events. */
 import { log } from '@tessera/core';
-import { TaskEventStore } from '@tessera/events';
+import { taskEvents } from '@tessera/events';
 import { migrateDriftedSchemas, recoverInterruptedCreates, tenancy } from '@tessera/tenancy';
 
 export const recoverTenants = async () => {
@@ -16,10 +16,10 @@ export const migrateSchemas = async () => {
   return summary;
 };
 
-const taskEvents = new TaskEventStore();
+const events = taskEvents();
 
 export const sweepTaskEvents = async () => {
-  const swept = await taskEvents.sweepExpired();
+  const swept = await events.sweepExpired();
   if (swept.length > 0) log.info('removed expired task events', { tasks: swept.length });
   return { swept: swept.length };
 };

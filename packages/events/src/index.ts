@@ -1,3 +1,4 @@
+export { DynamoTaskEvents } from './dynamo-task-events';
 export type { TaskEvent } from './model';
 export {
   ArtifactEvent,
@@ -13,16 +14,26 @@ export {
 } from './model';
 export type { ReporterOptions, WorkflowRun } from './producer';
 export { newWorkflowId, runWorkflow, TaskCancelledError, TaskReporter } from './producer';
-export type { AppendResult, TaskCondition, TaskRecord } from './store';
-export {
-  appended,
-  ENDED_RETENTION_MS,
-  PRODUCER_LEASE_MS,
-  QUEUED_INGESTION_LEASE_MS,
-  SUBSCRIBER_LEASE_MS,
-  TaskEventStore,
-  WORKFLOW_WINDOW,
-} from './store';
 export type { StreamRequest } from './streams';
 export { HEARTBEAT_MS, POLL_MS, streamTask } from './streams';
+export type { AppendResult, Cancelled, TaskCondition, TaskEvents, TaskRecord } from './task-events';
+export {
+  alreadyFinished,
+  appended,
+  byAge,
+  cancelAnswer,
+  cancelEach,
+  checkCancellable,
+  ENDED_RETENTION_MS,
+  expired,
+  noQueue,
+  oldestRetained,
+  PRODUCER_LEASE_MS,
+  QUEUED_INGESTION_LEASE_MS,
+  queueInfo,
+  SUBSCRIBER_LEASE_MS,
+  taskCondition,
+  WORKFLOW_WINDOW,
+} from './task-events';
 export { TaskEventsUnavailableError } from './unavailable';
+export { taskEvents } from './wiring';

@@ -5,7 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { HttpError, log } from '@tessera/core';
 import type { EventBody, TaskKind } from './model';
-import { PRODUCER_LEASE_MS, type TaskEventStore } from './store';
+import { PRODUCER_LEASE_MS, type TaskEvents } from './task-events';
 
 export class TaskCancelledError extends Error {
   constructor(readonly reason: string) {
@@ -30,7 +30,7 @@ export class TaskReporter {
   private readonly owner = randomUUID();
 
   private constructor(
-    private readonly store: TaskEventStore,
+    private readonly store: TaskEvents,
     readonly taskId: string,
     private readonly leaseMs: number,
     pollMs: number,
@@ -40,7 +40,7 @@ export class TaskReporter {
   }
 
   /** Registers the task (409 if the id exists) and starts holding its lease. */
-  static async open(store: TaskEventStore, options: ReporterOptions): Promise<TaskReporter> {
+  static async open(store: TaskEvents, options: ReporterOptions): Promise<TaskReporter> {
     const leaseMs = options.leaseMs ?? PRODUCER_LEASE_MS;
     const reporter = new TaskReporter(store, options.taskId, leaseMs, options.pollMs ?? 500);
     try {
@@ -63,7 +63,7 @@ export class TaskReporter {
    * `from`); undefined when another live producer holds it or the task ended.
    */
   static async attach(
-    store: TaskEventStore,
+    store: TaskEvents,
     options: { taskId: string; from: string; leaseMs?: number; pollMs?: number },
   ): Promise<TaskReporter | undefined> {
     const leaseMs = options.leaseMs ?? PRODUCER_LEASE_MS;
@@ -188,7 +188,7 @@ export interface WorkflowRun {
  * stops on cancel → cancelled status and a cancelled result; raises → error event, and the error propagates.
  */
 export async function runWorkflow<T extends Record<string, unknown>>(
-  store: TaskEventStore,
+  store: TaskEvents,
   run: WorkflowRun,
   body: (reporter: TaskReporter) => Promise<T>,
 ): Promise<T | { status: 'cancelled'; agent: string; workflow_id: string; message: string }> {

@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import { type SseStream, ValidationError } from '@tessera/core';
 import { eventsEnv } from './env';
 import type { TaskEvent, TaskKind } from './model';
-import { appended, type TaskEventStore, type TaskRecord } from './store';
+import { appended, type TaskEvents, type TaskRecord } from './task-events';
 import { TaskEventsUnavailableError } from './unavailable';
 
 export const HEARTBEAT_MS = eventsEnv.heartbeatMs;
@@ -30,7 +30,7 @@ export const MISSING_EVENT_WAIT_MS = 15_000;
 class Contiguous {
   private missing: { offset: number; since: number } | undefined;
 
-  constructor(private readonly store: TaskEventStore) {}
+  constructor(private readonly store: TaskEvents) {}
 
   /**
    * The rows read from `from` on that can be delivered now, and the offset to read next. `complete` says the
@@ -84,7 +84,7 @@ class TaskFeed {
   private readonly rows: Contiguous;
 
   constructor(
-    private readonly store: TaskEventStore,
+    private readonly store: TaskEvents,
     private readonly taskId: string,
     from: number,
   ) {
@@ -154,11 +154,7 @@ class TaskFeed {
 
 const feeds = new Map<string, TaskFeed>();
 
-function feedOf(
-  store: TaskEventStore,
-  taskId: string,
-  from: number,
-): { feed: TaskFeed; release: () => void } {
+function feedOf(store: TaskEvents, taskId: string, from: number): { feed: TaskFeed; release: () => void } {
   let feed = feeds.get(taskId);
   if (!feed) {
     feed = new TaskFeed(store, taskId, from);
@@ -216,7 +212,7 @@ function failureName(error: unknown): string {
 }
 
 export async function streamTask(
-  store: TaskEventStore,
+  store: TaskEvents,
   request: StreamRequest,
   heartbeatMs = HEARTBEAT_MS,
 ): Promise<void> {

@@ -12,7 +12,7 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { startLocalBackends } from '@tessera/emulators';
 import { documentClient, dynamoClient, resourceName, tables } from '@tessera/platform';
 import { describe, expect, it } from 'vitest';
-import { type EventRow, EventRowWriter } from '../src/rows';
+import { type EventRow, EventRowWriter } from '../src/dynamo-rows';
 
 type Command = BatchWriteItemCommand | PutItemCommand | DeleteItemCommand;
 

@@ -7,17 +7,17 @@ import { HttpError } from '@tessera/core';
 import { type Emulators, startLocalBackends } from '@tessera/emulators';
 import { dynamoClient } from '@tessera/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runWorkflow, TaskEventStore, TaskReporter } from '../src/index';
+import { DynamoTaskEvents, runWorkflow, TaskReporter } from '../src/index';
 
 let emulators: Emulators;
 const clock = { offset: 0 };
-let store: TaskEventStore;
+let store: DynamoTaskEvents;
 let counter = 0;
 const id = (prefix = 'task') => `${prefix}_${Date.now().toString(36)}_${counter++}`;
 
 beforeAll(async () => {
   emulators = await startLocalBackends(mkdtempSync(path.join(tmpdir(), 'events-')));
-  store = new TaskEventStore(undefined, () => Date.now() + clock.offset);
+  store = new DynamoTaskEvents(undefined, () => Date.now() + clock.offset);
 });
 
 afterAll(async () => {
@@ -69,7 +69,7 @@ describe('TaskEventStore', () => {
 
   it('gives two stores appending to one task at once distinct offsets and no holes', async () => {
     // A second client and store stand for a second process sharing the task.
-    const other = new TaskEventStore(
+    const other = new DynamoTaskEvents(
       DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })),
       () => Date.now() + clock.offset,
       new DynamoDBClient({ region: 'us-east-1', cacheMiddleware: true }),
@@ -108,7 +108,7 @@ describe('TaskEventStore', () => {
         return client.send(command);
       },
     } as DynamoDBClient;
-    const counted = new TaskEventStore(undefined, undefined, counting);
+    const counted = new DynamoTaskEvents(undefined, undefined, counting);
     const taskId = id();
     await open(taskId);
     await store.cancel(taskId, 'workflow', 'stop soon');

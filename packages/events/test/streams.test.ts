@@ -6,7 +6,7 @@ import type { SseStream } from '@tessera/core';
 import { type Emulators, startLocalBackends } from '@tessera/emulators';
 import { documentClient, resourceName, tables } from '@tessera/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TaskEvent, TaskEventStore } from '../src/index';
+import { DynamoTaskEvents, type TaskEvent, type TaskEvents } from '../src/index';
 import { streamTask } from '../src/streams';
 
 let emulators: Emulators;
@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 /** A store that tells when its reads returned the event at an offset a number of times. */
-class WatchedStore extends TaskEventStore {
+class WatchedStore extends DynamoTaskEvents {
   private watches: { offset: number; times: number; resolve: () => void }[] = [];
 
   override async read(taskId: string, from: number, limit?: number): Promise<TaskEvent[]> {
@@ -118,7 +118,7 @@ const range = (from: number, to: number) => Array.from({ length: to - from }, (_
  * Streams the task from offset 0 and waits for the connected frame and its first three events; answers a
  * function that ends the task and then answers the offsets the reader delivered.
  */
-async function readFromStart(store: TaskEventStore, taskId: string): Promise<() => Promise<unknown[]>> {
+async function readFromStart(store: TaskEvents, taskId: string): Promise<() => Promise<unknown[]>> {
   const { sink, reached, offsets } = recordingSink();
   const streaming = streamTask(store, { taskId, kind: 'workflow', fromOffset: 0, open: () => sink });
   await reached(4);

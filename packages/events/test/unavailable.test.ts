@@ -3,10 +3,10 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SseStream } from '@tessera/core';
 import { closedPortUrl, failure } from '@tessera/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { streamTask, TaskEventStore, TaskEventsUnavailableError } from '../src/index';
+import { DynamoTaskEvents, streamTask, TaskEventsUnavailableError } from '../src/index';
 
 /** A store whose DynamoDB refuses every connection: nothing listens at its endpoint. */
-let store: TaskEventStore;
+let store: DynamoTaskEvents;
 
 beforeAll(async () => {
   const items = new DynamoDBClient({
@@ -15,7 +15,7 @@ beforeAll(async () => {
     credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
     maxAttempts: 1,
   });
-  store = new TaskEventStore(DynamoDBDocumentClient.from(items), Date.now, items);
+  store = new DynamoTaskEvents(DynamoDBDocumentClient.from(items), Date.now, items);
 });
 
 const body = (taskId?: string) => ({
@@ -25,7 +25,7 @@ const body = (taskId?: string) => ({
   ...(taskId ? { task_id: taskId } : {}),
 });
 
-describe('TaskEventStore when DynamoDB does not answer', () => {
+describe('DynamoTaskEvents when DynamoDB does not answer', () => {
   it('fails reads and cancellations with the 503 of document 3, naming the task', async () => {
     for (const call of [
       () => store.get('wf_1'),

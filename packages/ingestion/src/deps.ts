@@ -2,7 +2,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { ContentDeps } from '@tessera/content';
-import type { TaskEventStore } from '@tessera/events';
+import type { TaskEvents } from '@tessera/events';
 import type { ClaimExtractor, EntityExtractor } from '@tessera/extractors';
 import type { GraphDeps } from '@tessera/graph';
 import type { JobStore } from './jobs';
@@ -10,7 +10,7 @@ import type { JobStore } from './jobs';
 export interface IngestionDeps {
   content: ContentDeps;
   graph: GraphDeps;
-  events: TaskEventStore;
+  events: TaskEvents;
   jobs: JobStore;
   s3: S3Client;
   sqs: SQSClient;

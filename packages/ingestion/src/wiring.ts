@@ -1,7 +1,7 @@
 /** The production wiring of ingestion. */
 import { GetQueueUrlCommand } from '@aws-sdk/client-sqs';
 import { content } from '@tessera/content';
-import { TaskEventStore } from '@tessera/events';
+import { taskEvents } from '@tessera/events';
 import { createClaimExtractor, createEntityExtractor } from '@tessera/extractors';
 import { graphDeps } from '@tessera/graph';
 import { buckets, queues, resourceName, s3Client, sqsClient } from '@tessera/platform';
@@ -17,7 +17,7 @@ export function ingestion(): IngestionDeps {
   deps = {
     content: content(),
     graph: graphDeps(),
-    events: new TaskEventStore(),
+    events: taskEvents(),
     jobs: new JobStore(),
     s3: s3Client(),
     sqs,

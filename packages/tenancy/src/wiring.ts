@@ -1,6 +1,6 @@
 /** The production wiring of the tenancy domain, built once per process. */
 import path from 'node:path';
-import { TaskEventStore } from '@tessera/events';
+import { taskEvents } from '@tessera/events';
 import { platformEnv } from '@tessera/platform';
 import { LanceSearchBackend, lanceConnection, SchemaCatalog, type SearchBackend } from '@tessera/search';
 import type { TenancyDeps } from './deps';
@@ -25,7 +25,7 @@ export function tenancy(): TenancyDeps {
     defaultBaseSchemas: tenancyEnv.defaultBaseSchemas,
     // A deleted tenant's running and queued tasks are told to stop (oldest first; first reasons stay).
     onTenantDeleting: async (tenantId) => {
-      await new TaskEventStore().cancelTenant(tenantId, `Tenant ${tenantId} was deleted`);
+      await taskEvents().cancelTenant(tenantId, `Tenant ${tenantId} was deleted`);
     },
   };
   return deps;

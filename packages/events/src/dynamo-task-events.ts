@@ -1,12 +1,11 @@
 /**
- * The shared task event store in DynamoDB: any runtime process or Lambda serves any task. A task row holds
- * the offset counter, lease, cancellation and subscribers; each event is a row keyed by its offset. Offsets
- * come from an atomic counter, so concurrent appenders never share one, and every append answers the task's
- * cancellation. Event rows of concurrent appends are written together (see rows.ts). Reads of a task and
- * cancellations that get no answer throw `TaskEventsUnavailableError` (document 3's 503).
+ * The DynamoDB adapter of the task event store. A task row holds the offset counter, lease, cancellation
+ * and subscribers; each event is a row keyed by its offset. Offsets come from an atomic counter, so
+ * concurrent appenders never share one, and every append answers the task's cancellation. Event rows of
+ * concurrent appends are written together (see dynamo-rows.ts). Reads of a task and cancellations that get
+ * no answer throw `TaskEventsUnavailableError` (document 3's 503).
  */
 import { randomUUID } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import {
   type DynamoDBClient,
   QueryCommand as QueryItemsCommand,
@@ -22,44 +21,31 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { ConflictError, NotFoundError } from '@tessera/core';
+import { ConflictError } from '@tessera/core';
 import { conditional, documentClient, dynamoClient, resourceName, tables } from '@tessera/platform';
+import { EventRowWriter } from './dynamo-rows';
 import { type EventBody, isTerminal, type TaskEvent, type TaskKind } from './model';
-import { EventRowWriter } from './rows';
+import {
+  type AppendResult,
+  alreadyFinished,
+  appended,
+  byAge,
+  cancelAnswer,
+  cancelEach,
+  checkCancellable,
+  ENDED_RETENTION_MS,
+  expired,
+  noQueue,
+  oldestRetained,
+  queueInfo,
+  SUBSCRIBER_LEASE_MS,
+  type TaskCondition,
+  type TaskEvents,
+  type TaskRecord,
+  taskCondition,
+  WORKFLOW_WINDOW,
+} from './task-events';
 import { unanswered } from './unavailable';
-
-/** A workflow keeps its newest 1,000 events. */
-export const WORKFLOW_WINDOW = 1000;
-/** An ended workflow keeps its events for 30 minutes after its last one. */
-export const ENDED_RETENTION_MS = 30 * 60_000;
-export const PRODUCER_LEASE_MS = 30_000;
-export const SUBSCRIBER_LEASE_MS = 30_000;
-export const QUEUED_INGESTION_LEASE_MS = 6 * 3600_000;
-
-export interface TaskRecord {
-  task_id: string;
-  kind: TaskKind;
-  tenant_id: string;
-  created_at: number;
-  next_offset: number;
-  first_offset: number;
-  ended: boolean;
-  ended_at?: number;
-  lease_owner: string;
-  lease_expires_at: number;
-  cancel_requested: boolean;
-  cancel_reason?: string;
-  subscribers?: Record<string, number>;
-  expires_at?: number;
-}
-
-export type TaskCondition = 'active' | 'ended' | 'stopped';
-
-export interface AppendResult {
-  offset: number;
-  cancelled: boolean;
-  reason?: string;
-}
 
 const pad = (offset: number) => String(offset).padStart(12, '0');
 
@@ -70,10 +56,7 @@ interface PendingAppend {
   reject: (error: unknown) => void;
 }
 
-/** Appends made in this process, so its own streams deliver at once instead of at their next poll. */
-export const appended = new EventEmitter().setMaxListeners(0);
-
-export class TaskEventStore {
+export class DynamoTaskEvents implements TaskEvents {
   private readonly queues = resourceName(tables.taskQueues);
   private readonly events = resourceName(tables.taskEvents);
   private readonly rows: EventRowWriter;
@@ -89,7 +72,6 @@ export class TaskEventStore {
     this.rows = new EventRowWriter(items, this.events);
   }
 
-  /** Registers a task; ids are never reused. */
   async open(task: {
     task_id: string;
     kind: TaskKind;
@@ -130,20 +112,15 @@ export class TaskEventStore {
       .catch(unanswered(taskId));
     const record = Item as TaskRecord | undefined;
     // Expired rows may outlive their TTL (DynamoDB deletes late, emulators never): they are gone.
-    if (record?.expires_at && record.expires_at * 1000 <= this.now()) return undefined;
-    return record;
+    return record && !expired(record, this.now()) ? record : undefined;
   }
 
-  /** The oldest offset the task keeps: events below it are trimmed, or about to be. */
   oldestRetained(record: TaskRecord): number {
-    return record.kind === 'workflow'
-      ? Math.max(record.first_offset, record.next_offset - WORKFLOW_WINDOW)
-      : record.first_offset;
+    return oldestRetained(record);
   }
 
   condition(record: TaskRecord): TaskCondition {
-    if (record.ended) return 'ended';
-    return record.lease_expires_at <= this.now() ? 'stopped' : 'active';
+    return taskCondition(record, this.now());
   }
 
   /**
@@ -344,23 +321,8 @@ export class TaskEventStore {
     return { cancelled: record.cancel_requested, reason: record.cancel_reason };
   }
 
-  /** Records a cancellation; the first reason stays. */
-  async cancel(
-    taskId: string,
-    kind: TaskKind,
-    reason: string,
-  ): Promise<{ task_id: string; cancelled: true; message: string }> {
-    const noun = kind === 'workflow' ? 'Workflow' : 'Ingestion job';
-    const record = await this.get(taskId);
-    if (!record || record.kind !== kind) {
-      throw new NotFoundError(
-        `No active ${kind === 'workflow' ? 'workflow' : 'ingestion job'} found with ID ${taskId}`,
-      );
-    }
-    const state = this.condition(record);
-    if (state === 'ended') throw new ConflictError(`${noun} ${taskId} already finished`);
-    if (state === 'stopped')
-      throw new ConflictError(`${noun} ${taskId} stopped reporting before it finished`);
+  async cancel(taskId: string, kind: TaskKind, reason: string) {
+    checkCancellable(await this.get(taskId), taskId, kind, this.now());
     const updated = await conditional(() =>
       this.client.send(
         new UpdateCommand({
@@ -373,11 +335,10 @@ export class TaskEventStore {
         }),
       ),
     ).catch(unanswered(taskId));
-    if (!updated) throw new ConflictError(`${noun} ${taskId} already finished`);
-    return { task_id: taskId, cancelled: true, message: `${noun} ${taskId} cancellation requested` };
+    if (!updated) throw alreadyFinished(taskId, kind);
+    return cancelAnswer(taskId, kind);
   }
 
-  /** Running or queued tasks of a tenant (canonical id), oldest first. */
   async active(tenantId: string): Promise<TaskRecord[]> {
     const found: TaskRecord[] = [];
     let start: Record<string, unknown> | undefined;
@@ -396,21 +357,11 @@ export class TaskEventStore {
       found.push(...((page.Items ?? []) as TaskRecord[]));
       start = page.LastEvaluatedKey;
     } while (start);
-    return found.sort((a, b) => a.created_at - b.created_at || a.task_id.localeCompare(b.task_id));
+    return found.sort(byAge);
   }
 
-  /** Records a cancellation on every running or queued task of a tenant, oldest first. */
   async cancelTenant(tenantId: string, reason: string): Promise<string[]> {
-    const cancelled: string[] = [];
-    for (const task of await this.active(tenantId)) {
-      try {
-        await this.cancel(task.task_id, task.kind, reason);
-        cancelled.push(task.task_id);
-      } catch (error) {
-        if (!(error instanceof ConflictError || error instanceof NotFoundError)) throw error;
-      }
-    }
-    return cancelled;
+    return cancelEach(this, await this.active(tenantId), reason);
   }
 
   /** Registers (or renews) a stream reader, leased `leaseMs` past this read. */
@@ -491,20 +442,9 @@ export class TaskEventStore {
     return swept;
   }
 
-  /** The queue info of document 3, while the task's events are retained. */
   async info(taskId: string) {
     const record = await this.get(taskId);
-    if (!record) throw new NotFoundError(`No queue found for task ${taskId}`);
-    const now = this.now();
-    return {
-      task_id: record.task_id,
-      kind: record.kind,
-      tenant_id: record.tenant_id,
-      event_count: record.next_offset - record.first_offset,
-      subscriber_count: Object.values(record.subscribers ?? {}).filter((until) => until > now).length,
-      is_closed: record.ended,
-      is_cancelled: record.cancel_requested,
-      created_at: new Date(record.created_at).toISOString(),
-    };
+    if (!record) throw noQueue(taskId);
+    return queueInfo(record, this.now());
   }
 }
