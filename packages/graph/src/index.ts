@@ -12,7 +12,7 @@ export {
   writeCounts,
 } from './merge';
 export type { GraphEdge, GraphNode } from './model';
-export { EdgeInput, MAX_ITEMS, Mention, NodeInput, UpsertRequest } from './model';
+export { EdgeInput, GraphWrite, MAX_ITEMS, Mention, NodeInput, UpsertRequest } from './model';
 export { embedNodes } from './node-vectors';
 export { neighbors, searchNodes, shortestPath, stats } from './queries';
 export type { GraphDeps } from './service';
@@ -25,7 +25,7 @@ export {
   upsertGraph,
   upsertGraphs,
 } from './service';
-export type { GraphStore, GraphWrite, UpsertCounts } from './store';
+export type { GraphStore, UpsertCounts } from './store';
 export type { NodeState } from './tenant-graph';
 export { TenantGraph } from './tenant-graph';
 export { graphDeps } from './wiring';

@@ -8,8 +8,9 @@ import type { MultiVectorEncoder } from '@tessera/encoders';
 import { type DocumentRow, documentTable, type LanceDatabase, type SchemaTemplate } from '@tessera/search';
 import { edgeRow, loadGraph, nodeRow } from './lance-rows';
 import { applyPlan, nodesToEmbed, planUpsert } from './merge';
+import type { GraphWrite } from './model';
 import { embedNodes } from './node-vectors';
-import type { GraphStore, GraphWrite, UpsertCounts } from './store';
+import type { GraphStore, UpsertCounts } from './store';
 import { TenantGraph } from './tenant-graph';
 
 export class LanceGraphStore implements GraphStore {

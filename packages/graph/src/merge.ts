@@ -5,8 +5,8 @@
  * when what it says changed. Degree follows from the distinct edges (`TenantGraph.addEdge`).
  */
 import { edgeId, normalizeNodeId } from './ids';
-import { type EdgeInput, type GraphEdge, type Mention, mentionKey } from './model';
-import type { GraphWrite, UpsertCounts } from './store';
+import { type EdgeInput, type GraphEdge, type GraphWrite, type Mention, mentionKey } from './model';
+import type { UpsertCounts } from './store';
 import type { NodeState, TenantGraph } from './tenant-graph';
 
 export interface NodePatch {

@@ -8,9 +8,9 @@ import {
   type TenancyDeps,
   type TenantRef,
 } from '@tessera/tenancy';
-import type { UpsertRequest } from './model';
+import type { GraphWrite, UpsertRequest } from './model';
 import { neighbors, searchNodes, shortestPath, stats } from './queries';
-import type { GraphStore, GraphWrite, UpsertCounts } from './store';
+import type { GraphStore, UpsertCounts } from './store';
 
 export const GRAPH_SCHEMA = 'knowledge_graph';
 

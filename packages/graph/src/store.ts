@@ -3,11 +3,8 @@
  * read, in memory (a `TenantGraph`), where traversals run. Writes reach memory only once they are stored; a
  * graph another process changed is read again.
  */
-import type { UpsertRequest } from './model';
+import type { GraphWrite } from './model';
 import type { TenantGraph } from './tenant-graph';
-
-/** What one upsert writes: the request without its tenant, which the schema already names. */
-export type GraphWrite = Pick<UpsertRequest, 'source_doc_id' | 'nodes' | 'edges'>;
 
 export interface UpsertCounts {
   /** Distinct nodes the write named (its nodes and its edges' endpoints). */

@@ -4,24 +4,13 @@
  * their object has arrived. A duplicate message is harmless: the worker acknowledges messages of ended jobs
  * and waits out a live worker's lease.
  */
-import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import type { IngestionDeps } from './deps';
 import { enqueueJob } from './submit';
-
-async function uploaded(deps: IngestionDeps, key: string): Promise<boolean> {
-  try {
-    await deps.s3.send(new HeadObjectCommand({ Bucket: deps.bucket, Key: key }));
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name === 'NotFound') return false;
-    throw error;
-  }
-}
 
 export async function recoverIdleJobs(deps: IngestionDeps, idleMs: number): Promise<string[]> {
   const requeued: string[] = [];
   for (const job of await deps.jobs.idle(idleMs)) {
-    if (job.origin === 'presigned' && !(await uploaded(deps, job.files[0]!.key))) continue;
+    if (job.origin === 'presigned' && !(await deps.blobs.exists(job.files[0]!.key))) continue;
     await enqueueJob(deps, job.job_id);
     requeued.push(job.job_id);
   }

@@ -3,9 +3,6 @@
  * A job's task is registered at submit (queued, a 6 h lease while it waits) and its message goes through
  * the queue; a submit that fails halfway removes what it stored.
  */
-import { DeleteObjectsCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Ingestion } from '@tessera/api';
 import { BadRequestError, log, PayloadTooLargeError, ValidationError } from '@tessera/core';
 import { QUEUED_INGESTION_LEASE_MS } from '@tessera/events';
@@ -40,10 +37,8 @@ function fileName(raw: string): string {
 
 async function removeObjects(deps: IngestionDeps, keys: string[]): Promise<void> {
   if (keys.length === 0) return;
-  await deps.s3
-    .send(
-      new DeleteObjectsCommand({ Bucket: deps.bucket, Delete: { Objects: keys.map((Key) => ({ Key })) } }),
-    )
+  await deps.blobs
+    .delete(keys)
     .catch((error: unknown) => log.warn('could not remove the objects of a failed submit', { keys, error }));
 }
 
@@ -73,14 +68,8 @@ async function register(deps: IngestionDeps, job: JobRecord, enqueue: boolean): 
   };
 }
 
-export async function enqueueJob(deps: IngestionDeps, jobId: string, delaySeconds = 0): Promise<void> {
-  await deps.sqs.send(
-    new SendMessageCommand({
-      QueueUrl: await deps.queueUrl(),
-      MessageBody: JSON.stringify({ job_id: jobId }),
-      DelaySeconds: delaySeconds,
-    }),
-  );
+export function enqueueJob(deps: IngestionDeps, jobId: string, delaySeconds = 0): Promise<void> {
+  return deps.queue.send({ job_id: jobId }, delaySeconds);
 }
 
 /**
@@ -172,7 +161,7 @@ export async function submitUpload(
       : Buffer.concat(request.files.map((file) => file.bytes));
   let stored = false;
   try {
-    await deps.s3.send(new PutObjectCommand({ Bucket: deps.bucket, Key: key, Body: body }));
+    await deps.blobs.put(key, body);
     stored = true;
     return await register(deps, job, true);
   } catch (error) {
@@ -182,7 +171,7 @@ export async function submitUpload(
 
 /**
  * `POST /ingestion/uploads`: a presigned PUT for one file. The job is registered now and starts when the
- * object lands (the bucket notifies the queue); the signed length makes S3 refuse any other size.
+ * object lands (the bucket notifies the queue); the store refuses a body of any other size.
  */
 export async function presignUpload(
   deps: IngestionDeps,
@@ -200,16 +189,11 @@ export async function presignUpload(
     'presigned',
     jobId,
   );
-  const url = await getSignedUrl(
-    deps.s3,
-    new PutObjectCommand({
-      Bucket: deps.bucket,
-      Key: key,
-      ContentLength: request.size,
-      ContentType: request.content_type,
-    }),
-    { expiresIn: ingestionEnv.presignSeconds },
-  );
+  const url = await deps.blobs.presignPut(key, {
+    size: request.size,
+    contentType: request.content_type,
+    expiresSeconds: ingestionEnv.presignSeconds,
+  });
   const submitted = await register(deps, job, false);
   return {
     ...submitted,
@@ -236,25 +220,17 @@ export async function startRun(deps: IngestionDeps, request: Ingestion.StartRequ
   if (request.keys) {
     for (const key of request.keys) objects.push({ key: `${root}${fileName(key)}`, size: -1 });
   }
-  const listed = new Map<string, number>();
-  let token: string | undefined;
   const prefix = `${root}${request.prefix ? fileName(request.prefix) : ''}`;
-  do {
-    const page = await deps.s3.send(
-      new ListObjectsV2Command({ Bucket: deps.bucket, Prefix: prefix, ContinuationToken: token }),
-    );
-    for (const item of page.Contents ?? []) listed.set(item.Key!, item.Size ?? 0);
-    token = page.NextContinuationToken;
-  } while (token);
+  const listed = new Map((await deps.blobs.list(prefix)).map(({ key, size }) => [key, size]));
   if (!request.keys) for (const [key, size] of listed) objects.push({ key, size });
   if (objects.length === 0) {
-    throw new BadRequestError(`No objects to ingest under s3://${deps.bucket}/${prefix}`);
+    throw new BadRequestError(`No objects to ingest under ${deps.blobs.describe(prefix)}`);
   }
   const files = objects.map(({ key }): JobFile => {
     const size = listed.get(key);
     const name = key.slice(root.length);
     if (size === undefined)
-      throw new BadRequestError(`No object '${name}' under s3://${deps.bucket}/${root}`);
+      throw new BadRequestError(`No object '${name}' under ${deps.blobs.describe(root)}`);
     checkSize(name, size);
     const profile = profileFor(deps.content.profiles, name, request.profile);
     return { name, key, size, profile: profile.profile_name };

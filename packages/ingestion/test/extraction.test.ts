@@ -1,7 +1,7 @@
 import type { EntityExtractor, ExtractedEntity } from '@tessera/extractors';
 import { describe, expect, it } from 'vitest';
 import type { IngestionDeps } from '../src/deps';
-import { extractDocuments, extractGraph } from '../src/extraction';
+import { extractDocuments, fileGraph, storeGraphs } from '../src/extraction';
 import type { PipelineOutput } from '../src/pipelines/types';
 
 const output = (text: string): PipelineOutput => ({
@@ -38,7 +38,7 @@ describe('extractDocuments', () => {
     expect(graphs.map((graph) => graph?.nodes.map((node) => node.name))).toEqual([['Ada'], ['Grace']]);
   });
 
-  it("keeps a file's failure for extractGraph to report, and goes on with the next file", async () => {
+  it("keeps a file's failure for fileGraph to report, and goes on with the next file", async () => {
     const events: string[] = [];
     const deps = { entities: recordingExtractor(events) } as unknown as IngestionDeps;
     const files = [
@@ -50,10 +50,13 @@ describe('extractDocuments', () => {
     // Nothing awaits the failed one while the next runs: the process must not see an unhandled rejection.
     expect((await extracted[1])?.nodes).toHaveLength(1);
     expect(await extracted[2]).toBeUndefined();
-    const outcome = await extractGraph(deps, 'acme:docs', 'a.md', files[0]!.output, extracted[0]);
+    const [outcome, empty] = await storeGraphs(deps, 'acme:docs', [
+      { sourceDocId: 'a.md', graph: await fileGraph(deps, 'a.md', files[0]!.output, extracted[0]!) },
+      { sourceDocId: 'c.md', graph: await fileGraph(deps, 'c.md', files[2]!.output, extracted[2]!) },
+    ]);
     expect(outcome).toMatchObject({ nodes: 0, edges: 0 });
-    expect(outcome.note).toMatch(/^graph extraction failed: .*the model failed/);
-    expect(await extractGraph(deps, 'acme:docs', 'c.md', files[2]!.output, extracted[2])).toEqual({
+    expect(outcome!.note).toMatch(/^graph extraction failed: .*the model failed/);
+    expect(empty).toEqual({
       nodes: 0,
       edges: 0,
     });

@@ -3,17 +3,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Emulators, startLocalBackends } from '@tessera/emulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type JobRecord, JobStore, sourceKey } from '../src';
+import { DynamoJobRepository, type JobRecord, sourceKey } from '../src';
 
 let emulators: Emulators;
 const clock = { offset: 0 };
-let jobs: JobStore;
+let jobs: DynamoJobRepository;
 let counter = 0;
 const id = () => `ingest_${Date.now().toString(16)}${counter++}`;
 
 beforeAll(async () => {
   emulators = await startLocalBackends(mkdtempSync(path.join(tmpdir(), 'ingestion-')));
-  jobs = new JobStore(undefined, () => Date.now() + clock.offset);
+  jobs = new DynamoJobRepository(undefined, () => Date.now() + clock.offset);
 });
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 /**
- * Ingestion job records, per-source content hashes and per-tenant run slots in DynamoDB. Every write is a
- * conditional update, so redelivered messages and concurrent workers cannot move a job backwards.
+ * The DynamoDB adapter of the job repository: job records, per-source content hashes and per-tenant run
+ * slots. Every write is a conditional update.
  */
 import {
   type DynamoDBDocumentClient,
@@ -12,18 +12,9 @@ import {
 import { ConflictError } from '@tessera/core';
 import { batchGet, batchPut, conditional, documentClient, resourceName, tables } from '@tessera/platform';
 import type { JobRecord, JobState } from './model';
+import { type JobRepository, type SourceRecord, sourceKey } from './ports';
 
-/** A source's key among a tenant's recorded sources. */
-export const sourceKey = (profile: string, name: string) => `${profile}|${name}`;
-
-export interface SourceRecord {
-  content_hash: string;
-  job_id: string;
-  chunks: number;
-  updated_at: number;
-}
-
-export class JobStore {
+export class DynamoJobRepository implements JobRepository {
   private readonly jobs = resourceName(tables.ingestionJobs);
   private readonly sourceTable = resourceName(tables.ingestionSources);
   private readonly slots = resourceName(tables.ingestionSlots);
@@ -53,7 +44,6 @@ export class JobStore {
     return Item as JobRecord | undefined;
   }
 
-  /** Only the job's state: cheap to poll, however many files the job holds. */
   async state(jobId: string): Promise<JobState | undefined> {
     const { Item } = await this.client.send(
       new GetCommand({
@@ -67,7 +57,6 @@ export class JobStore {
     return Item?.state as JobState | undefined;
   }
 
-  /** A worker takes the job up: `running`, one more delivery. Undefined when the job has already ended. */
   async claim(jobId: string): Promise<JobRecord | undefined> {
     const updated = await conditional(() =>
       this.client.send(
@@ -90,7 +79,6 @@ export class JobStore {
     return updated?.Attributes as JobRecord | undefined;
   }
 
-  /** Ends the job once; false when it had already ended. */
   async settle(jobId: string, state: JobState, fields: Partial<JobRecord>): Promise<boolean> {
     const values: Record<string, unknown> = {
       ':state': state,
@@ -122,7 +110,6 @@ export class JobStore {
     return updated !== undefined;
   }
 
-  /** Jobs not ended whose last change is older than `idleMs`: their messages may be gone. */
   async idle(idleMs: number): Promise<JobRecord[]> {
     const found: JobRecord[] = [];
     let start: Record<string, unknown> | undefined;
@@ -147,7 +134,6 @@ export class JobStore {
     return found;
   }
 
-  /** The recorded content of each named source of the tenant, by `sourceKey(profile, name)`. */
   async sources(
     tenantId: string,
     files: { profile: string; name: string }[],
@@ -181,11 +167,7 @@ export class JobStore {
     );
   }
 
-  /**
-   * Takes one of the tenant's run slots for a job (held until `leaseMs` from now, so a crashed worker's
-   * slot frees itself). False when every slot is held by another live job.
-   */
-  async acquireSlot(tenantId: string, jobId: string, max: number, leaseMs: number): Promise<boolean> {
+  async acquireSlot(tenantId: string, holder: string, max: number, leaseMs: number): Promise<boolean> {
     const now = this.now();
     const take = () =>
       conditional(() =>
@@ -196,7 +178,7 @@ export class JobStore {
             UpdateExpression: 'SET held.#job = :until',
             ConditionExpression:
               'attribute_exists(held) AND (size(held) < :max OR attribute_exists(held.#job))',
-            ExpressionAttributeNames: { '#job': jobId },
+            ExpressionAttributeNames: { '#job': holder },
             ExpressionAttributeValues: { ':until': now + leaseMs, ':max': max },
           }),
         ),
@@ -222,7 +204,7 @@ export class JobStore {
       ([, until]) => until <= now,
     );
     if (lapsed.length === 0) return false;
-    for (const [holder, until] of lapsed) {
+    for (const [lapsedHolder, until] of lapsed) {
       await conditional(() =>
         this.client.send(
           new UpdateCommand({
@@ -230,7 +212,7 @@ export class JobStore {
             Key: { tenant_id: tenantId },
             UpdateExpression: 'REMOVE held.#holder',
             ConditionExpression: 'held.#holder = :until',
-            ExpressionAttributeNames: { '#holder': holder },
+            ExpressionAttributeNames: { '#holder': lapsedHolder },
             ExpressionAttributeValues: { ':until': until },
           }),
         ),
@@ -239,7 +221,7 @@ export class JobStore {
     return (await take()) !== undefined;
   }
 
-  async releaseSlot(tenantId: string, jobId: string): Promise<void> {
+  async releaseSlot(tenantId: string, holder: string): Promise<void> {
     await conditional(() =>
       this.client.send(
         new UpdateCommand({
@@ -247,7 +229,7 @@ export class JobStore {
           Key: { tenant_id: tenantId },
           UpdateExpression: 'REMOVE held.#job',
           ConditionExpression: 'attribute_exists(tenant_id)',
-          ExpressionAttributeNames: { '#job': jobId },
+          ExpressionAttributeNames: { '#job': holder },
         }),
       ),
     );

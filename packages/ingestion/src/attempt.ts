@@ -1,0 +1,94 @@
+/**
+ * One attempt at a job: it runs unless the job ended, was cancelled while queued, or must wait for a
+ * tenant slot or for another worker's lease on its task; it holds a slot and the task's lease meanwhile,
+ * and hands the job back to the queue when it fails or runs out of time.
+ */
+import { randomUUID } from 'node:crypto';
+import { log, withDeadline } from '@tessera/core';
+import { QUEUED_INGESTION_LEASE_MS, TaskReporter } from '@tessera/events';
+import type { IngestionDeps } from './deps';
+import { ingestionEnv } from './env';
+import { TERMINAL_STATES } from './model';
+import { endJob } from './settle';
+import { enqueueJob } from './submit';
+import { runWindows } from './windows';
+
+/** A claimed job keeps its tenant slot at most this long if its worker dies (then the slot frees itself). */
+const SLOT_LEASE_MS = 15 * 60_000;
+
+/** An attempt gives up this long (at most a tenth of its time) before its function's time runs out. */
+const ATTEMPT_MARGIN_MS = 30_000;
+
+/** The time an attempt may take, of the time its function has left. */
+export function attemptTime(remainingMs: number | undefined): number | undefined {
+  return remainingMs === undefined ? undefined : remainingMs - Math.min(ATTEMPT_MARGIN_MS, remainingMs / 10);
+}
+
+/**
+ * Runs one job unless it has ended, is cancelled, or must wait for a tenant slot or a live producer. An
+ * attempt still working after `timeMs` hands the job back and fails, so the message is delivered again.
+ */
+export async function runJob(deps: IngestionDeps, jobId: string, timeMs?: number): Promise<void> {
+  const job = await deps.jobs.get(jobId);
+  if (!job) {
+    log.warn('queue message for an unknown ingestion job', { job: jobId });
+    return;
+  }
+  if (TERMINAL_STATES.includes(job.state)) return;
+  const task = await deps.events.get(jobId);
+  if (task?.cancel_requested && job.state === 'queued') {
+    const reason = task.cancel_reason ?? 'cancelled';
+    await endJob(
+      deps,
+      jobId,
+      'cancelled',
+      { reason },
+      { type: 'status', state: 'cancelled', message: reason },
+    );
+    return;
+  }
+  // A holder of its own per attempt: a duplicate delivery must not free the slot of the attempt running.
+  const holder = `${jobId}#${randomUUID()}`;
+  if (!(await deps.jobs.acquireSlot(job.tenant_id, holder, ingestionEnv.tenantSlots, SLOT_LEASE_MS))) {
+    // Every slot of the tenant is busy: back on the queue (a new message, so waiting burns no deliveries).
+    await enqueueJob(deps, jobId, ingestionEnv.slotRetrySeconds);
+    return;
+  }
+  try {
+    const reporter = await TaskReporter.attach(deps.events, { taskId: jobId, from: jobId });
+    if (!reporter) {
+      // Another worker holds the job's lease (a duplicate delivery, or one that died): look again once that
+      // lease could have lapsed; waiting on a new message burns none of this one's deliveries.
+      const leased = await deps.events.get(jobId);
+      if (!leased || leased.ended) return;
+      const seconds = Math.ceil((leased.lease_expires_at - Date.now()) / 1000) + 1;
+      await enqueueJob(deps, jobId, Math.min(900, Math.max(1, seconds)));
+      return;
+    }
+    const claimed = await deps.jobs.claim(jobId);
+    if (!claimed) {
+      reporter.stop();
+      return;
+    }
+    try {
+      const attempt = runWindows(deps, claimed, reporter);
+      await (timeMs === undefined
+        ? attempt
+        : withDeadline(
+            attempt,
+            timeMs,
+            () =>
+              new Error(
+                `Ingestion job ${jobId} did not finish within its attempt's ${Math.round(timeMs / 1000)} s`,
+              ),
+          ));
+    } catch (error) {
+      // The job goes back to the queue: its lease returns to the job (as while it was queued), so the
+      // redelivery takes it up at once; the task stays open.
+      await reporter.handBack(jobId, QUEUED_INGESTION_LEASE_MS).catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    await deps.jobs.releaseSlot(job.tenant_id, holder);
+  }
+}
