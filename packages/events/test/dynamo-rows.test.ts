@@ -1,16 +1,10 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import {
   BatchWriteItemCommand,
   DeleteItemCommand,
   type DynamoDBClient,
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { startLocalBackends } from '@tessera/emulators';
-import { documentClient, dynamoClient, resourceName, tables } from '@tessera/platform';
 import { describe, expect, it } from 'vitest';
 import { type EventRow, EventRowWriter } from '../src/dynamo-rows';
 
@@ -130,36 +124,5 @@ describe('EventRowWriter', () => {
       { status: 'rejected', reason: down },
     ]);
     expect(sent).toHaveLength(1);
-  });
-});
-
-describe('EventRowWriter with the emulated DynamoDB (integration)', () => {
-  it('stores a batch row by row when one of its rows is over the item size limit', async () => {
-    const emulators = await startLocalBackends(mkdtempSync(path.join(tmpdir(), 'rows-')));
-    try {
-      const table = resourceName(tables.taskEvents);
-      const writer = new EventRowWriter(dynamoClient(), table);
-      // Handed over in one turn, the three rows go out in one BatchWriteItem, which DynamoDB refuses whole.
-      const results = await Promise.allSettled([
-        writer.put(row(0)),
-        writer.put(row(1, { event: 'x'.repeat(500_000) })),
-        writer.put(row(2)),
-      ]);
-      expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-      const stored = async (offset: number) =>
-        (
-          await documentClient().send(
-            new GetCommand({
-              TableName: table,
-              Key: { task_id: 'task', offset_key: row(offset).offset_key },
-            }),
-          )
-        ).Item;
-      expect(await stored(0)).toEqual(row(0));
-      expect(await stored(1)).toBeUndefined();
-      expect(await stored(2)).toEqual(row(2));
-    } finally {
-      await emulators.stop();
-    }
   });
 });

@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { contentIndexContract } from '@tessera/testing/contracts';
 import { describe, expect, it } from 'vitest';
 import {
   LanceContentIndex,
@@ -36,23 +37,11 @@ async function freshIndex(): Promise<LanceContentIndex> {
   return index;
 }
 
-describe('LanceContentIndex.replaceSources', () => {
-  it('replaces the documents of every named source in one commit and leaves other sources alone', async () => {
-    const index = await freshIndex();
-    await index.upsert(schema, template, [row('a', 0), row('a', 1), row('a', 2), row('b', 0), row('c', 0)]);
-
-    // a shrinks to one document, b is rewritten, c is not named.
-    await index.replaceSources(schema, template, ['a', 'b'], [row('a', 0), row('b', 0), row('b', 1)]);
-    expect(await index.count(schema, { sourceDocId: 'a' })).toBe(1);
-    expect(await index.count(schema, { sourceDocId: 'b' })).toBe(2);
-    expect(await index.count(schema, { sourceDocId: 'c' })).toBe(1);
-
-    // Named sources with no rows left are emptied.
-    await index.replaceSources(schema, template, ['a', "it's"], []);
-    expect(await index.count(schema, { sourceDocId: 'a' })).toBe(0);
-    expect(await index.count(schema)).toBe(3);
-  });
-});
+const dir = mkdtempSync(path.join(tmpdir(), 'content-contract-'));
+contentIndexContract('LanceContentIndex', () => ({
+  index: new LanceContentIndex(lanceConnection(dir)),
+  backend: new LanceSearchBackend(lanceConnection(dir)),
+}));
 
 describe('LanceContentIndex.ensureIndexes', () => {
   it('creates a new table’s indexes once when jobs of this and another process ask at the same time', async () => {

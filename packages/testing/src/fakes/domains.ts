@@ -1,0 +1,77 @@
+/**
+ * The domains' dependencies over the in-memory fakes, for domain unit tests that need no emulator: one
+ * tenancy, content, graph and ingestion wiring sharing one in-memory search database and one clock.
+ */
+import type { ContentDeps } from '@tessera/content';
+import { HashedTokenEncoder } from '@tessera/encoders';
+import { type ClaimExtractor, CompromiseEntityExtractor, type EntityExtractor } from '@tessera/extractors';
+import type { GraphDeps } from '@tessera/graph';
+import type { IngestionDeps } from '@tessera/ingestion';
+import type { TenancyDeps } from '@tessera/tenancy';
+import { profileCatalog, schemaCatalog } from '../catalogs';
+import { InMemoryGraphStore } from './graph-store';
+import { InMemoryBlobStore, InMemoryJobQueue, InMemoryJobRepository } from './ingestion';
+import { InMemoryContentIndex, InMemorySearchBackend, InMemorySearchDatabase } from './search';
+import { InMemoryTaskEvents } from './task-events';
+import { InMemoryTenancyStore } from './tenancy-store';
+
+/** A clock tests move: `now()` is the real time plus `offset`. */
+export class TestClock {
+  offset = 0;
+  readonly now = () => Date.now() + this.offset;
+}
+
+export interface FakeDomains {
+  clock: TestClock;
+  search: InMemorySearchDatabase;
+  backend: InMemorySearchBackend;
+  tenancy: TenancyDeps & { store: InMemoryTenancyStore };
+  content: ContentDeps & { index: InMemoryContentIndex };
+  graph: GraphDeps & { store: InMemoryGraphStore };
+  ingestion: IngestionDeps & {
+    events: InMemoryTaskEvents;
+    jobs: InMemoryJobRepository;
+    blobs: InMemoryBlobStore;
+    queue: InMemoryJobQueue;
+  };
+}
+
+/** Every domain over fakes; the embedded encoder and entity tagger are the real ones unless given. */
+export function fakeDomains(
+  options: { entities?: EntityExtractor; claims?: ClaimExtractor } = {},
+): FakeDomains {
+  const clock = new TestClock();
+  const search = new InMemorySearchDatabase();
+  const backend = new InMemorySearchBackend(search);
+  const events = new InMemoryTaskEvents(clock.now);
+  const tenancy = {
+    store: new InMemoryTenancyStore(),
+    backend,
+    catalog: schemaCatalog,
+    now: clock.now,
+    createLeaseMs: 60_000,
+    defaultBaseSchemas: ['video_frames'],
+    onTenantDeleting: async (tenantId: string) => {
+      await events.cancelTenant(tenantId, `Tenant ${tenantId} was deleted`);
+    },
+  };
+  const encoder = new HashedTokenEncoder();
+  const content = {
+    tenancy,
+    index: new InMemoryContentIndex(search),
+    profiles: profileCatalog,
+    encoderFor: () => encoder,
+  };
+  const graph = { tenancy, encoder, store: new InMemoryGraphStore(search, encoder) };
+  const ingestion = {
+    content,
+    graph,
+    events,
+    jobs: new InMemoryJobRepository(clock.now),
+    blobs: new InMemoryBlobStore('uploads', clock.now),
+    queue: new InMemoryJobQueue(clock.now),
+    entities: options.entities ?? new CompromiseEntityExtractor(),
+    claims: options.claims,
+  };
+  return { clock, search, backend, tenancy, content, graph, ingestion };
+}

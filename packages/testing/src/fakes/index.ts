@@ -1,0 +1,16 @@
+/**
+ * In-memory fakes of every store port, faithful to their adapters' semantics and checked by the same
+ * contract suites (`@tessera/testing/contracts`), and the domains wired over them.
+ */
+export { profileCatalog, schemaCatalog } from '../catalogs';
+export { type FakeDomains, fakeDomains, TestClock } from './domains';
+export { InMemoryGraphStore } from './graph-store';
+export { InMemoryBlobStore, InMemoryJobQueue, InMemoryJobRepository } from './ingestion';
+export {
+  InMemoryContentIndex,
+  InMemorySearchBackend,
+  InMemorySearchDatabase,
+  type MemoryTable,
+} from './search';
+export { InMemoryTaskEvents } from './task-events';
+export { InMemoryTenancyStore } from './tenancy-store';

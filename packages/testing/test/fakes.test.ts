@@ -1,0 +1,60 @@
+/** The in-memory fakes pass the contract suites their adapters pass. */
+import { HashedTokenEncoder } from '@tessera/encoders';
+import {
+  blobStoreContract,
+  contentIndexContract,
+  graphStoreContract,
+  jobQueueContract,
+  jobRepositoryContract,
+  searchBackendContract,
+  taskEventsContract,
+  tenancyStoreContract,
+} from '../src/contracts/index';
+import {
+  InMemoryBlobStore,
+  InMemoryContentIndex,
+  InMemoryGraphStore,
+  InMemoryJobQueue,
+  InMemoryJobRepository,
+  InMemorySearchBackend,
+  InMemorySearchDatabase,
+  InMemoryTaskEvents,
+  InMemoryTenancyStore,
+  schemaCatalog,
+} from '../src/fakes/index';
+
+const blobs = new InMemoryBlobStore();
+blobStoreContract('InMemoryBlobStore', () => ({
+  store: blobs,
+  putPresigned: (url, body, headers) => blobs.putPresigned(url, body, headers),
+  checksSignedLength: true,
+}));
+
+const time = { offset: 0 };
+const queue = new InMemoryJobQueue(() => Date.now() + time.offset);
+jobQueueContract('InMemoryJobQueue', () => ({
+  queue,
+  receive: async () => queue.receive(),
+  wait: async (ms) => {
+    time.offset += ms;
+  },
+}));
+
+jobRepositoryContract('InMemoryJobRepository', (now) => new InMemoryJobRepository(now));
+taskEventsContract('InMemoryTaskEvents', (now) => new InMemoryTaskEvents(now));
+tenancyStoreContract('InMemoryTenancyStore', () => new InMemoryTenancyStore());
+
+const search = new InMemorySearchDatabase();
+searchBackendContract('InMemorySearchBackend', () => new InMemorySearchBackend(search));
+contentIndexContract('InMemoryContentIndex', () => ({
+  index: new InMemoryContentIndex(search),
+  backend: new InMemorySearchBackend(search),
+}));
+
+const encoder = new HashedTokenEncoder();
+graphStoreContract('InMemoryGraphStore', () => ({
+  store: new InMemoryGraphStore(search, encoder),
+  other: () => new InMemoryGraphStore(search, encoder),
+  deploy: (schema) =>
+    new InMemorySearchBackend(search).deploySchema(schema, schemaCatalog.get('knowledge_graph')!),
+}));
