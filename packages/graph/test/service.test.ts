@@ -1,54 +1,18 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+/** The graph domain over fakes: tenant guard, upserts with their merge rules, and the reads. */
 import { HttpError } from '@tessera/core';
-import { type Emulators, startLocalBackends } from '@tessera/emulators';
-import { HashedTokenEncoder } from '@tessera/encoders';
-import { LanceDatabase, LanceSearchBackend, lanceConnection, SchemaCatalog } from '@tessera/search';
-import { createTenant, DynamoTenancyStore } from '@tessera/tenancy';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type GraphDeps,
-  graphNeighbors,
-  graphPath,
-  graphSearch,
-  graphStats,
-  LanceGraphStore,
-  UpsertRequest,
-  upsertGraph,
-} from '../src/index';
+import { createTenant } from '@tessera/tenancy';
+import { fakeDomains, InMemoryGraphStore } from '@tessera/testing/fakes';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { graphNeighbors, graphPath, graphSearch, graphStats, UpsertRequest, upsertGraph } from '../src/index';
 
-const configs = path.resolve(import.meta.dirname, '../../../configs');
-let emulators: Emulators;
-let deps: GraphDeps;
-let dir: string;
-const catalog = new SchemaCatalog(path.join(configs, 'schemas'));
-const encoder = new HashedTokenEncoder();
-/** A store with its own connection, as another process has. */
-const newStore = () =>
-  new LanceGraphStore(new LanceDatabase(path.join(dir, 'lancedb')), catalog.get('knowledge_graph')!, encoder);
+const domains = fakeDomains();
+const deps = domains.graph;
+/** Another store over the same tables, as another process has. */
+const newStore = () => new InMemoryGraphStore(domains.search, deps.encoder);
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'graph-'));
-  emulators = await startLocalBackends(dir);
-  deps = {
-    tenancy: {
-      store: new DynamoTenancyStore(),
-      backend: new LanceSearchBackend(lanceConnection(path.join(dir, 'lancedb'))),
-      catalog,
-      now: Date.now,
-      createLeaseMs: 60_000,
-      defaultBaseSchemas: ['video_frames'],
-    },
-    encoder,
-    store: newStore(),
-  };
   for (const tenant of ['acme', 'other', 'paths'])
     await createTenant(deps.tenancy, { tenant_id: tenant, created_by: 'test' });
-});
-
-afterAll(async () => {
-  await emulators?.stop();
 });
 
 const edge = (source: string, relation: string, target: string, extra: Record<string, unknown> = {}) => ({
@@ -243,78 +207,5 @@ describe('graph reads', () => {
     expect(result).toMatchObject({ tenant_id: 'paths:paths', node_count: 6, edge_count: 6 });
     expect(result.top_nodes[0]).toEqual({ node_id: 'd', name: 'd', degree: 3 });
     expect(result.top_nodes.map((n) => n.degree)).toEqual([3, 2, 2, 2, 2, 1]);
-  });
-});
-
-describe('shortestPath', () => {
-  it('agrees with a plain breadth-first search on a random graph', async () => {
-    const { TenantGraph, shortestPath } = await import('../src/index');
-    const graph = new TenantGraph(0);
-    let seed = 3;
-    const random = () => {
-      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-      return seed / 2 ** 32;
-    };
-    const n = 300;
-    for (let i = 0; i < n; i++) {
-      graph.setNode({
-        node_id: `n${i}`,
-        name: `n${i}`,
-        description: '',
-        kind: 'concept',
-        label: 'Concept',
-        mentions: [],
-        mentionKeys: new Set(),
-        codes: new Uint32Array(0),
-        tokens: 0,
-      });
-    }
-    for (let e = 0; e < 700; e++) {
-      const a = Math.floor(random() * n);
-      const b = Math.floor(random() * n);
-      graph.addEdge({
-        edge_id: `e${e}`,
-        source_node_id: `n${a}`,
-        target_node_id: `n${b}`,
-        relation: 'r',
-        evidence_span: '',
-        segment_id: '',
-        ts_start: 0,
-        ts_end: 0,
-        modality: 'code',
-        provenance: 'EXTRACTED',
-        source_doc_id: '',
-        confidence: 1,
-      });
-    }
-    const plain = (s: string, t: string, max: number) => {
-      const dist = new Map([[s, 0]]);
-      let frontier = [s];
-      for (let d = 1; d <= max; d++) {
-        const next: string[] = [];
-        for (const u of frontier)
-          for (const edge of graph.out(u))
-            if (!dist.has(edge.target_node_id)) {
-              dist.set(edge.target_node_id, d);
-              next.push(edge.target_node_id);
-            }
-        frontier = next;
-      }
-      return dist.has(t) ? dist.get(t)! : -1;
-    };
-    for (let k = 0; k < 400; k++) {
-      const s = `n${Math.floor(random() * n)}`;
-      const t = `n${Math.floor(random() * n)}`;
-      const max = 1 + Math.floor(random() * 6);
-      const found = shortestPath(graph, 'x', s, t, max);
-      expect(found.length, `${s}→${t} within ${max}`).toBe(plain(s, t, max));
-      if (found.path) {
-        for (let i = 0; i + 1 < found.path.length; i++) {
-          expect(graph.out(found.path[i]!).some((edge) => edge.target_node_id === found.path![i + 1])).toBe(
-            true,
-          );
-        }
-      }
-    }
   });
 });
