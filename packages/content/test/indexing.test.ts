@@ -1,46 +1,13 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { type Emulators, startLocalBackends } from '@tessera/emulators';
-import { HashedTokenEncoder } from '@tessera/encoders';
-import {
-  LanceContentIndex,
-  LanceSearchBackend,
-  lanceConnection,
-  ProfileCatalog,
-  SchemaCatalog,
-} from '@tessera/search';
-import { createTenant, DynamoTenancyStore, getTenant } from '@tessera/tenancy';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ContentDeps, indexDocuments, searchContent } from '../src/index';
+/** Content indexing and search over fakes: schema deploys, source replacement, the tenant guard. */
+import { createTenant, getTenant } from '@tessera/tenancy';
+import { fakeDomains } from '@tessera/testing/fakes';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { indexDocuments, searchContent } from '../src/index';
 
-const configs = path.resolve(import.meta.dirname, '../../../configs');
-let emulators: Emulators;
-let deps: ContentDeps;
+const deps = fakeDomains().content;
 
 beforeAll(async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'content-'));
-  emulators = await startLocalBackends(dir);
-  const catalog = new SchemaCatalog(path.join(configs, 'schemas'));
-  const encoder = new HashedTokenEncoder();
-  deps = {
-    tenancy: {
-      store: new DynamoTenancyStore(),
-      backend: new LanceSearchBackend(lanceConnection(path.join(dir, 'lancedb'))),
-      catalog,
-      now: Date.now,
-      createLeaseMs: 60_000,
-      defaultBaseSchemas: ['video_frames'],
-    },
-    index: new LanceContentIndex(lanceConnection(path.join(dir, 'lancedb'))),
-    profiles: new ProfileCatalog(path.join(configs, 'profiles'), catalog),
-    encoderFor: () => encoder,
-  };
   await createTenant(deps.tenancy, { tenant_id: 'acme', created_by: 'test' });
-});
-
-afterAll(async () => {
-  await emulators?.stop();
 });
 
 const docs = (n: number, word: string) =>

@@ -1,9 +1,12 @@
-/** Test wiring: real DynamoDB (dynalite) and real LanceDB in a temporary directory. */
+/**
+ * Test wiring: the tenancy domain over fakes (an in-memory store and search backend), or, for the tests
+ * that look into LanceDB tables, over the emulated DynamoDB and LanceDB in a temporary directory.
+ */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HttpError } from '@tessera/core';
-import { type Emulators, startLocalBackends } from '@tessera/emulators';
+import { startLocalBackends } from '@tessera/emulators';
 import {
   LanceSearchBackend,
   lanceConnection,
@@ -11,17 +14,18 @@ import {
   type SchemaTemplate,
   type SearchBackend,
 } from '@tessera/search';
+import { InMemorySearchBackend, InMemoryTenancyStore } from '@tessera/testing/fakes';
 import { afterAll, beforeAll } from 'vitest';
-import { DynamoTenancyStore, type TenancyDeps } from '../src/index';
+import { DynamoTenancyStore, type TenancyDeps, type TenancyStore } from '../src/index';
 
 export const catalog = new SchemaCatalog(path.resolve(import.meta.dirname, '../../../configs/schemas'));
 
-/** The real backend, with failures that a test switches on by schema name. */
-export class FaultyBackend implements SearchBackend {
+/** A backend with failures that a test switches on by schema name. */
+export class FaultyBackend<Real extends SearchBackend = SearchBackend> implements SearchBackend {
   readonly failDeploy = new Set<string>();
   readonly failDrop = new Set<string>();
 
-  constructor(readonly real: LanceSearchBackend) {}
+  constructor(readonly real: Real) {}
 
   async deploySchema(name: string, template: SchemaTemplate) {
     if (this.failDeploy.has(name)) throw new Error(`disk full while creating ${name}`);
@@ -46,43 +50,50 @@ export class FaultyBackend implements SearchBackend {
   }
 }
 
-export interface TenancyHarness {
+export interface TenancyHarness<Real extends SearchBackend> {
   deps: TenancyDeps;
-  backend: FaultyBackend;
-  emulators: Emulators;
+  backend: FaultyBackend<Real>;
   clock: { now: number };
+  stop(): Promise<void>;
 }
 
-export async function startHarness(): Promise<TenancyHarness> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'tenancy-'));
-  const emulators = await startLocalBackends(dataDir);
-  const backend = new FaultyBackend(new LanceSearchBackend(lanceConnection(path.join(dataDir, 'lancedb'))));
+function harness<Real extends SearchBackend>(store: TenancyStore, real: Real, stop = async () => {}) {
+  const backend = new FaultyBackend(real);
   const clock = { now: Date.now() };
   const deps: TenancyDeps = {
-    store: new DynamoTenancyStore(),
+    store,
     backend,
     catalog,
     now: () => clock.now,
     createLeaseMs: 60_000,
     defaultBaseSchemas: ['video_frames'],
   };
-  return { deps, backend, emulators, clock };
+  return { deps, backend, clock, stop };
 }
 
 let counter = 0;
 /** A fresh organization id per test, so tests in one file never see each other's tenants. */
 export const uniqueOrg = (prefix = 'org') => `${prefix}${Date.now().toString(36)}${counter++}`;
 
-/** One harness for the test file, started before its tests and stopped after them. */
-export function useHarness(): () => TenancyHarness {
-  let harness: TenancyHarness | undefined;
+/** One harness over fakes for the test file. */
+export function useHarness(): () => TenancyHarness<InMemorySearchBackend> {
+  const made = harness(new InMemoryTenancyStore(), new InMemorySearchBackend());
+  return () => made;
+}
+
+/** One harness over the emulated DynamoDB and LanceDB for the test file, started before its tests. */
+export function useIntegrationHarness(): () => TenancyHarness<LanceSearchBackend> {
+  let made: TenancyHarness<LanceSearchBackend> | undefined;
   beforeAll(async () => {
-    harness = await startHarness();
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'tenancy-'));
+    const emulators = await startLocalBackends(dataDir);
+    const real = new LanceSearchBackend(lanceConnection(path.join(dataDir, 'lancedb')));
+    made = harness(new DynamoTenancyStore(), real, () => emulators.stop());
   });
   afterAll(async () => {
-    await harness?.emulators.stop();
+    await made?.stop();
   });
-  return () => harness!;
+  return () => made!;
 }
 
 /** The status and detail a domain call fails with; throws if it does not fail with an HttpError. */

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   createTenant,
   deleteTenant,
@@ -264,6 +264,30 @@ describe('ensureTenantSchema', () => {
 
   it('refuses an unregistered tenant', async () => {
     expect((await failure(ensureTenantSchema(h().deps, uniqueOrg(), 'wiki'))).status).toBe(404);
+  });
+
+  it('reads nothing for a schema the tenant lists or this process deployed, and deploys again for a tenant created anew', async () => {
+    const org = uniqueOrg();
+    await createTenant(h().deps, { tenant_id: org, created_by: 'a' });
+    const reads = vi.spyOn(h().deps.store, 'listRegistryRows');
+    try {
+      const guarded = await requireTenant(h().deps, org);
+      expect(await ensureTenantSchema(h().deps, guarded, 'video_frames')).toBe(`video_frames_${org}_${org}`);
+      expect(reads).not.toHaveBeenCalled();
+      await ensureTenantSchema(h().deps, guarded, 'wiki');
+      // The guarded record is older than the deploy: this process remembers it.
+      await ensureTenantSchema(h().deps, guarded, 'wiki');
+      expect(reads).toHaveBeenCalledTimes(1);
+      expect(await tablesOf(org)).toContain(`wiki_${org}_${org}`);
+
+      await deleteTenant(h().deps, org);
+      await createTenant(h().deps, { tenant_id: org, created_by: 'a' });
+      await ensureTenantSchema(h().deps, await requireTenant(h().deps, org), 'wiki');
+      expect(await tablesOf(org)).toEqual([`video_frames_${org}_${org}`, `wiki_${org}_${org}`]);
+      expect((await getTenant(h().deps, org)).schemas_deployed).toEqual(['video_frames', 'wiki']);
+    } finally {
+      reads.mockRestore();
+    }
   });
 });
 

@@ -8,10 +8,10 @@ import {
   reconcileOrphans,
   schemaDrift,
 } from '../src/index';
-import { catalog, uniqueOrg, useHarness } from './support';
+import { catalog, uniqueOrg, useIntegrationHarness } from './support';
 
 // One harness per test: orphan reports are global, so tests must not see each other's tables.
-const h = useHarness();
+const h = useIntegrationHarness();
 
 describe('reconcileOrphans', () => {
   it('reports orphans, their implied tenants, unrecovered names and tenant-orphans; a dry run drops nothing', async () => {
