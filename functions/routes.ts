@@ -108,7 +108,7 @@ export const routes: RouteDef[] = [
   },
   { method: 'POST', path: '/ingestion/uploads', handler: 'http/ingestion.presign' },
   { method: 'POST', path: '/ingestion/start', handler: 'http/ingestion.start', timeoutSeconds: 29 },
-  { method: 'GET', path: '/ingestion/{id}/events', handler: 'http/ingestion.status' },
+  { method: 'GET', path: '/ingestion/{job_id}/events', handler: 'http/ingestion.status' },
 
   { method: 'POST', path: '/events/workflows/{workflow_id}/cancel', handler: 'http/events.cancelWorkflow' },
   { method: 'POST', path: '/events/ingestion/{job_id}/cancel', handler: 'http/ingestion.cancel' },

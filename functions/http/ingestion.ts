@@ -40,4 +40,4 @@ export const cancel = httpRoute(Ingestion.cancel, ({ path, body }) =>
   cancelJob(deps, path.job_id, body.reason),
 );
 
-export const status = httpRoute(Ingestion.status, ({ path }) => jobStatus(deps, path.id));
+export const status = httpRoute(Ingestion.status, ({ path }) => jobStatus(deps, path.job_id));

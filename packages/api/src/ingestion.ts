@@ -95,7 +95,7 @@ export const StatusEntry = z.object({
 export type StatusEntry = z.infer<typeof StatusEntry>;
 
 export const JobStatus = z.object({
-  ingest_id: z.string(),
+  job_id: z.string(),
   tenant_id: z.string(),
   state: JobState,
   files: z.array(SubmittedFile),
@@ -216,9 +216,9 @@ export const status = route({
   id: 'status',
   group: 'ingestion',
   method: 'GET',
-  route: '/ingestion/{id}/events',
+  route: '/ingestion/{job_id}/events',
   summary: "A job's state, result and status entries",
-  path: z.object({ id: z.string().min(1).max(200) }),
+  path: z.object({ job_id: z.string().min(1).max(200) }),
   responses: { 200: { description: 'The job.', schema: JobStatus } },
   errors: { 404: plain('`No ingestion job found with ID <id>`.'), 503: outage },
 });

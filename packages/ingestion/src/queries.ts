@@ -16,7 +16,7 @@ export async function jobStatus(deps: IngestionDeps, jobId: string): Promise<Ing
     from = events.at(-1)!.offset + 1;
   }
   return {
-    ingest_id: job.job_id,
+    job_id: job.job_id,
     tenant_id: job.tenant_id,
     state: job.state,
     files: job.files.map((file) => ({ name: file.name, profile: file.profile, size: file.size })),
