@@ -2,9 +2,9 @@
 import { HttpError } from '@tessera/core';
 import { describe, expect, it } from 'vitest';
 import { presignUpload, recoverIdleJobs, startRun, submitUpload } from '../src';
-import { drain, file, useIngestion } from './support';
+import { capitalized, drain, file, useIngestion } from './support';
 
-const h = useIngestion();
+const h = useIngestion({ entities: capitalized });
 
 async function refusal(promise: Promise<unknown>) {
   try {

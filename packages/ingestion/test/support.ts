@@ -1,4 +1,5 @@
 /** Ingestion over fakes: the domains wired in memory, files as a client posts them, jobs run to their end. */
+import type { EntityExtractor } from '@tessera/extractors';
 import { createTenant } from '@tessera/tenancy';
 import { type FakeDomains, fakeDomains } from '@tessera/testing/fakes';
 import { beforeAll } from 'vitest';
@@ -12,6 +13,25 @@ export const CURIE = [
 ].join('\n\n');
 
 export const file = (name: string, text: string) => ({ name, bytes: new TextEncoder().encode(text) });
+
+/**
+ * An entity extractor whose names are runs of capitalized words, for tests whose subject is what ingestion
+ * does with entities, not finding them: the embedded tagger (tested in @tessera/extractors, and by
+ * worker.test.ts here) takes half a second to start its threads and most of a 300-file run tagging.
+ */
+export const capitalized: EntityExtractor = {
+  name: 'test:capitalized',
+  labels: ['Person'],
+  async extract(text) {
+    return [...text.matchAll(/\b[A-Z][a-z]+(?: [A-Z][a-z]+)*/g)].map((match) => ({
+      text: match[0],
+      label: 'Person',
+      score: 1,
+      start: match.index,
+      end: match.index + match[0].length,
+    }));
+  },
+};
 
 /** Fresh domains for the test file with tenants `acme` and `rival`; the entity tagger is warmed first. */
 export function useIngestion(options: Parameters<typeof fakeDomains>[0] = {}): () => FakeDomains {

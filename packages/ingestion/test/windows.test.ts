@@ -1,26 +1,6 @@
 /** The files of a job, a window at a time: failures that do not end a run, one graph upsert a window. */
-import type { EntityExtractor } from '@tessera/extractors';
 import { describe, expect, it, vi } from 'vitest';
-import { CURIE, file, ingest, useIngestion } from './support';
-
-/**
- * Names are runs of capitalized words: what the windows do with entities is the subject here, and the
- * embedded tagger (tested in @tessera/extractors, and by worker.test.ts here) would spend most of the
- * time of a 300-file run tagging.
- */
-const capitalized: EntityExtractor = {
-  name: 'test:capitalized',
-  labels: ['Person'],
-  async extract(text) {
-    return [...text.matchAll(/\b[A-Z][a-z]+(?: [A-Z][a-z]+)*/g)].map((match) => ({
-      text: match[0],
-      label: 'Person',
-      score: 1,
-      start: match.index,
-      end: match.index + match[0].length,
-    }));
-  },
-};
+import { CURIE, capitalized, file, ingest, useIngestion } from './support';
 
 const h = useIngestion({ entities: capitalized });
 
