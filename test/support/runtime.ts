@@ -34,6 +34,8 @@ export function spawnRuntime(
         TESSERA_PORT: '0',
         TESSERA_EMULATOR_PORT: '0',
         TESSERA_LOG_LEVEL: 'warn',
+        // The web client has its own tests; these runtimes would all want port 4000.
+        TESSERA_WEB: 'off',
         ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -8,11 +8,11 @@ import {
   ResourceInUseException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, PutBucketCorsCommand } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { dynamoClient, s3Client, sqsClient } from './clients';
 import { resourceName } from './env';
-import { buckets, queues, type TableDef, tables } from './resources';
+import { type BucketDef, buckets, queues, type TableDef, tables } from './resources';
 
 function tableInput(def: TableDef): CreateTableCommandInput {
   const keys: { name: string; type: 'HASH' | 'RANGE' }[] = [{ name: def.partitionKey, type: 'HASH' }];
@@ -72,12 +72,30 @@ async function createQueues(): Promise<void> {
 }
 
 async function createBuckets(): Promise<void> {
-  for (const def of Object.values(buckets)) {
+  for (const def of Object.values<BucketDef>(buckets)) {
     try {
       await s3Client().send(new CreateBucketCommand({ Bucket: resourceName(def) }));
     } catch (error) {
       const name = (error as Error).name;
       if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw error;
+    }
+    if (def.cors) {
+      await s3Client().send(
+        new PutBucketCorsCommand({
+          Bucket: resourceName(def),
+          CORSConfiguration: {
+            CORSRules: [
+              {
+                AllowedMethods: def.cors.allowedMethods,
+                AllowedOrigins: def.cors.allowedOrigins,
+                AllowedHeaders: ['*'],
+                ExposeHeaders: def.cors.exposedHeaders,
+                MaxAgeSeconds: 3600,
+              },
+            ],
+          },
+        }),
+      );
     }
   }
 }

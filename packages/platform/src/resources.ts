@@ -22,6 +22,12 @@ export interface QueueDef {
 export interface BucketDef {
   name: string;
   envVar: string;
+  /** Cross-origin rules, for a bucket that browsers write to directly (presigned uploads from the web client). */
+  cors?: {
+    allowedMethods: ('GET' | 'PUT' | 'POST' | 'HEAD')[];
+    allowedOrigins: string[];
+    exposedHeaders: string[];
+  };
 }
 
 export const tables = {
@@ -81,7 +87,12 @@ export const queues = {
 } satisfies Record<string, QueueDef>;
 
 export const buckets = {
-  uploads: { name: 'uploads', envVar: 'TESSERA_BUCKET_UPLOADS' },
+  uploads: {
+    name: 'uploads',
+    envVar: 'TESSERA_BUCKET_UPLOADS',
+    // A presigned PUT carries its own authorization, so any origin may send one (the web client's uploads).
+    cors: { allowedMethods: ['PUT'], allowedOrigins: ['*'], exposedHeaders: ['ETag'] },
+  },
   search: { name: 'search', envVar: 'TESSERA_BUCKET_SEARCH' },
 } satisfies Record<string, BucketDef>;
 

@@ -21,6 +21,8 @@ const schema = z.object({
   TESSERA_QUEUE_VISIBILITY_SECONDS: z.coerce.number().int().min(0).max(43_200).optional(),
   /** Timeout of the local queue workers' functions; default each one's own from the route table. */
   TESSERA_QUEUE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(900).optional(),
+  /** `off`: `npm start` serves the runtime alone, without the web client on `PORT` (see @tessera/web-server). */
+  TESSERA_WEB: z.enum(['on', 'off']).default('on'),
 });
 
 export const runtimeEnv = parseEnv('runtime', schema);
