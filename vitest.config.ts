@@ -8,6 +8,7 @@ export default defineConfig({
       'functions/test/**/*.test.ts',
       'stacks/test/**/*.test.ts',
       'test/**/*.test.ts',
+      'web/test/**/*.test.ts',
     ],
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -113,7 +113,9 @@ export function TenantPicker({ tenantId }: { tenantId: string | undefined }) {
         <option value="">{orgs.state === 'loading' ? 'Loading…' : 'Choose…'}</option>
         {orgOptions.map((org) => (
           <option key={org.org_id} value={org.org_id}>
-            {org.org_name === org.org_id ? org.org_id : `${org.org_name} (${org.org_id})`}
+            {org.org_name.toLowerCase() === org.org_id.toLowerCase()
+              ? org.org_name
+              : `${org.org_name} (${org.org_id})`}
           </option>
         ))}
       </select>

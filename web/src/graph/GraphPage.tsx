@@ -25,6 +25,7 @@ const LIST_LIMIT = 150;
 /** Graphs up to this size are laid out again after each change; larger ones keep their placement. */
 const LAYOUT_LIMIT = 400;
 
+const edges = (count: number) => `${count.toLocaleString()} ${count === 1 ? 'edge' : 'edges'}`;
 const message = (error: unknown) => (error instanceof ApiError ? error.message : String(error));
 
 export default function GraphPage({ tenantId }: { tenantId: string }) {
@@ -277,7 +278,7 @@ export default function GraphPage({ tenantId }: { tenantId: string }) {
                       {hit.name}
                     </button>{' '}
                     <span className="muted">
-                      {hit.label} · {hit.degree} edges
+                      {hit.label} · {edges(hit.degree)}
                     </span>
                   </li>
                 ))}
@@ -293,7 +294,7 @@ export default function GraphPage({ tenantId }: { tenantId: string }) {
                     <button type="button" className="link-button" onClick={() => void expand(top.node_id)}>
                       {top.name}
                     </button>{' '}
-                    <span className="muted">{top.degree} edges</span>
+                    <span className="muted">{edges(top.degree)}</span>
                   </li>
                 ))}
               </ul>
@@ -365,7 +366,7 @@ export default function GraphPage({ tenantId }: { tenantId: string }) {
               <h2 id={`${id}-selected`}>{selectedAttributes.label}</h2>
               <p className="muted">
                 {selected}
-                {selectedAttributes.degree !== undefined ? ` · ${selectedAttributes.degree} edges` : ''}
+                {selectedAttributes.degree !== undefined ? ` · ${edges(selectedAttributes.degree)}` : ''}
               </p>
               {selectedAttributes.description ? <p>{selectedAttributes.description}</p> : null}
               <div className="inline">

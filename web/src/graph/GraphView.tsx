@@ -37,7 +37,8 @@ export function GraphView({
     try {
       renderer = new Sigma(graph, container.current, {
         defaultEdgeType: 'arrow',
-        labelRenderedSizeThreshold: 7,
+        labelRenderedSizeThreshold: 4,
+        stagePadding: 40,
         labelDensity: 0.8,
         zIndex: true,
         nodeReducer: (node, data) => {

@@ -91,7 +91,7 @@ function addEdge(graph: ExplorerGraph, edge: Api.GraphEdge): void {
   if (graph.hasEdge(edge.edge_id)) return;
   if (!graph.hasNode(edge.source_node_id) || !graph.hasNode(edge.target_node_id)) return;
   // A path-only edge between the same nodes gives way to the real one.
-  for (const existing of graph.edges(edge.source_node_id, edge.target_node_id)) {
+  for (const existing of graph.outEdges(edge.source_node_id, edge.target_node_id)) {
     if (graph.getEdgeAttribute(existing, 'pathOnly')) graph.dropEdge(existing);
   }
   graph.addDirectedEdgeWithKey(edge.edge_id, edge.source_node_id, edge.target_node_id, {
@@ -148,18 +148,19 @@ export function addPath(graph: ExplorerGraph, path: string[]): boolean {
   }
   for (let i = 1; i < path.length; i++) {
     const [from, to] = [path[i - 1]!, path[i]!];
-    if (graph.edges(from, to).length === 0)
+    if (graph.outEdges(from, to).length === 0)
       graph.addDirectedEdge(from, to, { relation: 'path', size: 2, color: COLORS.pathEdge, pathOnly: true });
   }
   return true;
 }
 
-/** The edges along `path` (any edge from each node to the next). */
+/** The edges along `path` (every edge from each node to the next). */
 export function pathEdges(graph: ExplorerGraph, path: string[]): Set<string> {
   const edges = new Set<string>();
   for (let i = 1; i < path.length; i++) {
     const [from, to] = [path[i - 1]!, path[i]!];
-    if (graph.hasNode(from) && graph.hasNode(to)) for (const edge of graph.edges(from, to)) edges.add(edge);
+    if (graph.hasNode(from) && graph.hasNode(to))
+      for (const edge of graph.outEdges(from, to)) edges.add(edge);
   }
   return edges;
 }

@@ -137,7 +137,9 @@ export function SearchPage({ tenantId }: { tenantId: string }) {
     api.profiles(tenantId).then(
       (answer) => {
         if (!live) return;
-        setProfiles(answer.profiles);
+        // Profiles with content first, then those whose schema is deployed.
+        const order = (p: Search.SearchableProfile) => (p.document_count > 0 ? 0 : p.schema_deployed ? 1 : 2);
+        setProfiles([...answer.profiles].sort((a, b) => order(a) - order(b)));
         setProfilesError(undefined);
       },
       (error: Error) => live && setProfilesError(error.message),
@@ -173,6 +175,7 @@ export function SearchPage({ tenantId }: { tenantId: string }) {
   // Run the search the URL names.
   const urlChosen = urlProfile || defaultChoice;
   useEffect(() => {
+    void recoveries;
     if (!urlQuery || !profiles) return;
     const names = urlChosen === ALL ? withContent.map((p) => p.profile_name) : urlChosen ? [urlChosen] : [];
     if (names.length === 0) {
@@ -203,7 +206,8 @@ export function SearchPage({ tenantId }: { tenantId: string }) {
         },
       );
     return () => controller.abort();
-  }, [urlQuery, urlChosen, urlStrategy, urlTopK, profiles, withContent, tenantId]);
+    // A search the outage failed runs again when the runtime is back (`recoveries`).
+  }, [urlQuery, urlChosen, urlStrategy, urlTopK, profiles, withContent, tenantId, recoveries]);
 
   const submit = (event: React.FormEvent) => {
     event.preventDefault();

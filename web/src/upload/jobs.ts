@@ -61,10 +61,14 @@ function withLog(job: Job, line: LogLine): Job {
 
 function describeResult(result: Record<string, unknown>): string {
   const n = (name: string) => (typeof result[name] === 'number' ? (result[name] as number) : undefined);
+  const count = (name: string, one: string, many: string) => {
+    const value = n(name);
+    return value === undefined ? undefined : `${value} ${value === 1 ? one : many}`;
+  };
   const parts = [
-    n('chunks_created') !== undefined ? `${n('chunks_created')} chunks` : undefined,
-    n('graph_nodes') !== undefined ? `${n('graph_nodes')} graph nodes` : undefined,
-    n('graph_edges') !== undefined ? `${n('graph_edges')} edges` : undefined,
+    count('chunks_created', 'chunk', 'chunks'),
+    count('graph_nodes', 'graph node', 'graph nodes'),
+    count('graph_edges', 'edge', 'edges'),
     n('processing_time') !== undefined ? `${n('processing_time')!.toFixed(1)} s` : undefined,
   ].filter(Boolean);
   return parts.length > 0 ? `Indexed: ${parts.join(', ')}` : 'Complete';
@@ -82,7 +86,8 @@ export function applyFrame(job: Job, frame: Events.StreamFrame): Job {
   let next: Job = { ...job, lastOffset: frame.offset };
   switch (frame.type) {
     case 'status': {
-      const text = [frame.phase, frame.message].filter(Boolean).join(': ') || frame.state;
+      const said = frame.message && frame.message !== frame.phase ? frame.message : undefined;
+      const text = [frame.phase, said].filter(Boolean).join(': ') || frame.state;
       if (frame.state === 'pending') next = { ...next, phase: 'queued', message: 'Queued' };
       else if (frame.state === 'working' || frame.state === 'input-required')
         next = { ...next, phase: 'running', message: text };

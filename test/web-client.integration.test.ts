@@ -1,0 +1,310 @@
+/**
+ * The web client in a real browser (Debian's Chromium through playwright-core) against `npm start`'s runtime
+ * and web server: a user picks a tenant, uploads a Markdown file and watches it complete, searches and opens
+ * a hit, expands the graph and finds a path; a job stream that breaks mid-way resumes without duplicates;
+ * and the page says when the runtime is down and recovers when it returns. Screenshots go to
+ * test/artifacts/web.
+ */
+import { createServer } from 'node:net';
+import type { Page, Request, Route } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accessibilityViolations, type Browser, launchChromium, screenshot } from './support/browser';
+import { call, type RuntimeProcess, spawnRuntime, tempDataDir } from './support/runtime';
+
+const TENANT = 'acme:web';
+const MARKDOWN = `# Marie Curie
+
+Marie Curie was born in Warsaw. She discovered radium and polonium with Pierre Curie in Paris.
+
+She won the Nobel Prize in Physics in 1903 and the Nobel Prize in Chemistry in 1911.
+`;
+
+/** A small graph, as `tessera index` or an extractor would write it: a path of three steps among others. */
+const GRAPH = {
+  tenant_id: TENANT,
+  source_doc_id: 'curie.md',
+  nodes: [
+    { name: 'Marie Curie', description: 'Physicist and chemist', kind: 'entity', label: 'Person' },
+    { name: 'Pierre Curie', description: 'Physicist', kind: 'entity', label: 'Person' },
+    { name: 'Radium', description: 'Element 88', kind: 'entity', label: 'Substance' },
+    { name: 'Periodic Table', description: 'Table of the elements', kind: 'concept', label: 'Concept' },
+    { name: 'Warsaw', kind: 'entity', label: 'Location' },
+    { name: 'University of Paris', kind: 'entity', label: 'Organization' },
+  ],
+  edges: [
+    ['Pierre Curie', 'married', 'Marie Curie'],
+    ['Marie Curie', 'discovered', 'Radium'],
+    ['Radium', 'part_of', 'Periodic Table'],
+    ['Marie Curie', 'born_in', 'Warsaw'],
+    ['Marie Curie', 'worked_at', 'University of Paris'],
+    ['Pierre Curie', 'worked_at', 'University of Paris'],
+  ].map(([source, relation, target]) => ({
+    source,
+    relation,
+    target,
+    evidence_span: `${source} ${relation} ${target}`,
+    segment_id: 'chunk_0',
+    ts_start: 0,
+    ts_end: 0,
+    modality: 'text',
+  })),
+};
+
+let runtime: RuntimeProcess;
+let webUrl: string;
+let browser: Browser;
+
+/** The URL `npm start` prints for the web client. */
+async function webUrlOf(process: RuntimeProcess): Promise<string> {
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    const match = /Tessera web client on (http:\/\/\S+)/.exec(process.output());
+    if (match) return match[1]!;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`npm start printed no web client URL:\n${process.output()}`);
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function expectAccessible(page: Page, where: string): Promise<void> {
+  expect(await accessibilityViolations(page), where).toEqual([]);
+}
+
+beforeAll(async () => {
+  runtime = await spawnRuntime({ env: { TESSERA_WEB: 'on', PORT: '0' } });
+  webUrl = await webUrlOf(runtime);
+  expect(
+    (
+      await call(runtime.url, 'POST', '/admin/tenants', {
+        tenant_id: TENANT,
+        base_schemas: ['document_text', 'code'],
+      })
+    ).status,
+  ).toBe(201);
+  expect((await call(runtime.url, 'POST', '/admin/tenants', { tenant_id: 'globex:main' })).status).toBe(201);
+  expect((await call(runtime.url, 'POST', '/graph/upsert', GRAPH)).status).toBe(200);
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (runtime) expect(await runtime.stop()).toBe(0);
+});
+
+describe('web client in Chromium', () => {
+  it('lets a user pick a tenant, upload a Markdown file and watch it complete, search and open a hit, and expand the graph', async () => {
+    const { page } = browser;
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+
+    await page.goto(webUrl);
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Choose a tenant');
+    await expect.poll(() => page.locator('.runtime-dot').textContent()).toContain('online');
+    await screenshot(page, '01-choose-tenant');
+    await expectAccessible(page, 'tenant choice');
+
+    // Two organizations: the user picks one, then its only tenant is chosen.
+    await page.getByLabel('Organization').selectOption('acme');
+    await expect.poll(() => new URL(page.url()).searchParams.get('tenant')).toBe(TENANT);
+    await expect.poll(() => page.getByLabel('Tenant').inputValue()).toBe(TENANT);
+
+    // Upload: the job goes queued → processing → complete, with its events.
+    await page.getByRole('link', { name: 'Upload', exact: true }).click();
+    await expect
+      .poll(() => page.evaluate<string | undefined>('document.activeElement?.textContent'))
+      .toBe('Upload');
+    await page.getByLabel('Choose files').setInputFiles({
+      name: 'curie.md',
+      mimeType: 'text/markdown',
+      buffer: Buffer.from(MARKDOWN),
+    });
+    const job = page.getByRole('listitem', { name: /^curie\.md: / });
+    await expect.poll(() => job.getAttribute('aria-label'), { timeout: 60_000 }).toBe('curie.md: Complete');
+    expect(await job.textContent()).toMatch(/Indexed: 1 chunk, \d+ graph nodes?/);
+    await job.getByText(/^Events \(\d+\)$/).click();
+    const events = await job.locator('.job-log li').allTextContents();
+    expect(events.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(events).size).toBe(events.length);
+    await screenshot(page, '02-upload-complete');
+    await expectAccessible(page, 'upload');
+
+    // Search with the keyboard, open the hit, close it with Escape.
+    await page.getByRole('link', { name: 'Search', exact: true }).click();
+    await expect.poll(() => page.getByLabel('Profile').inputValue()).toBe('document_text_semantic');
+    await page.getByLabel('Query').fill('radium polonium');
+    await page.getByLabel('Query').press('Enter');
+    const hit = page.getByRole('button', { name: 'curie.md' });
+    await hit.waitFor({ timeout: 30_000 });
+    expect(new URL(page.url()).searchParams.get('q')).toBe('radium polonium');
+    expect(await page.locator('.result-summary').textContent()).toMatch(/1 result for “radium polonium”/);
+    expect(await page.locator('.results mark').allTextContents()).toEqual(
+      expect.arrayContaining(['radium', 'polonium']),
+    );
+    await screenshot(page, '03-search-results');
+    await expectAccessible(page, 'search results');
+    await hit.focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'curie.md' });
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain('document_id');
+    await screenshot(page, '04-search-hit');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await page.evaluate<string | undefined>('document.activeElement?.textContent')).toBe('curie.md');
+
+    // The graph: the most connected node opens expanded; another is expanded; a path is shown.
+    await page.getByRole('link', { name: 'Knowledge graph', exact: true }).click();
+    await page.locator('.graph-canvas canvas').first().waitFor({ timeout: 30_000 });
+    const mostConnected = page.getByRole('complementary', { name: 'Find nodes' });
+    await mostConnected.getByRole('button', { name: 'Marie Curie' }).click();
+    const selected = page.getByRole('complementary', { name: 'Selected node and shown nodes' });
+    await expect
+      .poll(() => selected.getByRole('heading', { level: 2 }).first().textContent())
+      .toBe('Marie Curie');
+    await expect
+      .poll(() => selected.locator('.edge-list li').allTextContents())
+      .toEqual(expect.arrayContaining(['→ discovered Radium', '← married Pierre Curie', '→ born_in Warsaw']));
+    await selected.locator('.edge-list').getByRole('button', { name: 'Radium' }).click();
+    await selected.getByRole('button', { name: 'Expand neighbours' }).click();
+    await expect
+      .poll(() => selected.locator('.edge-list li').allTextContents())
+      .toEqual(expect.arrayContaining(['→ part_of Periodic Table', '← discovered Marie Curie']));
+    await page.getByLabel('From').fill('Pierre Curie');
+    await page.getByLabel('To').fill('Periodic Table');
+    await page.getByRole('button', { name: 'Show path' }).click();
+    await expect
+      .poll(() => page.locator('.path-message').textContent())
+      .toBe('3 steps: Pierre Curie → Marie Curie → Radium → Periodic Table');
+    await screenshot(page, '05-graph');
+    await expectAccessible(page, 'graph');
+    expect(await page.locator('.graph-fallback').count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it('shows the search page whole on a phone-sized screen', async () => {
+    const phone = await launchChromium({ width: 390, height: 844 });
+    try {
+      await phone.page.goto(`${webUrl}/search?tenant=${encodeURIComponent(TENANT)}&q=radium`);
+      await phone.page.getByRole('button', { name: 'curie.md' }).waitFor({ timeout: 30_000 });
+      const overflow = await phone.page.evaluate<number>(
+        'document.documentElement.scrollWidth - window.innerWidth',
+      );
+      expect(overflow).toBeLessThanOrEqual(0);
+      await screenshot(phone.page, '06-phone-search', true);
+    } finally {
+      await phone.close();
+    }
+  });
+
+  it('resumes a job stream that breaks mid-way with Last-Event-ID, showing each event once', async () => {
+    const { page } = browser;
+    await page.goto(`${webUrl}/upload?tenant=${encodeURIComponent(TENANT)}`);
+    const streams: Request[] = [];
+    const onRequest = (request: Request) => {
+      if (request.url().includes('/ui-api/runtime/events/ingestion/')) streams.push(request);
+    };
+    page.on('request', onRequest);
+    // The first stream breaks after its second event: the runtime's frames up to there, then the end.
+    await page.route(
+      '**/ui-api/runtime/events/ingestion/**',
+      async (route: Route) => {
+        const answer = await route.fetch();
+        const frames = (await answer.text()).split('\n\n').filter((frame) => frame.trim() !== '');
+        await route.fulfill({
+          status: 200,
+          headers: { 'content-type': 'text/event-stream' },
+          body: `${frames.slice(0, 3).join('\n\n')}\n\n`, // `connected` and the events at offsets 0 and 1
+        });
+      },
+      { times: 1 },
+    );
+    await page.getByLabel('Choose files').setInputFiles({
+      name: 'polonium.md',
+      mimeType: 'text/markdown',
+      buffer: Buffer.from(
+        '# Polonium\n\nPolonium was discovered by Marie Curie in 1898 and named after Poland.\n',
+      ),
+    });
+    const job = page.getByRole('listitem', { name: /^polonium\.md: / });
+    await expect
+      .poll(() => job.getAttribute('aria-label'), { timeout: 60_000 })
+      .toBe('polonium.md: Complete');
+    page.off('request', onRequest);
+    expect(streams.length).toBeGreaterThanOrEqual(2);
+    // The browser resumed after the last event it had: offset 1.
+    expect((await streams[1]!.allHeaders())['last-event-id']).toBe('1');
+    const jobId = /ingest_[0-9a-f]+/.exec((await job.textContent()) ?? '')![0];
+    const status = await call(runtime.url, 'GET', `/ingestion/${jobId}/events`);
+    await job.getByText(/^Events \(\d+\)$/).click();
+    const shown = await job.locator('.job-log li').count();
+    // One line per event of the job's task, none twice.
+    const stream = await fetch(`${runtime.url}/events/ingestion/${jobId}`);
+    const events = (await stream.text())
+      .split('\n\n')
+      .filter((frame) => frame.includes('\nid: ') || frame.startsWith('id: '));
+    expect(status.body.state).toBe('complete');
+    expect(shown).toBe(events.length);
+  });
+});
+
+describe('web client and a runtime that goes away', () => {
+  it('says the runtime is down, and recovers by itself when it returns', async () => {
+    const { defaultClientDir, startWebServer } = await import('@tessera/web-server');
+    const port = await freePort();
+    const dataDir = tempDataDir();
+    const env = { TESSERA_PORT: String(port) };
+    let own = await spawnRuntime({ dataDir, env });
+    const web = await startWebServer({
+      port: 0,
+      host: '127.0.0.1',
+      runtimeUrl: own.url,
+      harnessKeyTtlS: 60,
+      clientDir: defaultClientDir,
+    });
+    const page = await browser.context.newPage();
+    try {
+      await call(own.url, 'POST', '/admin/tenants', {
+        tenant_id: 'initech:ops',
+        base_schemas: ['document_text'],
+      });
+      const form = new FormData();
+      form.append('tenant_id', 'initech:ops');
+      form.append('wait', 'true');
+      form.append('file', new Blob(['# Runbook\n\nRestart the staplers every Monday.\n']), 'runbook.md');
+      expect((await fetch(`${own.url}/ingestion/upload`, { method: 'POST', body: form })).status).toBe(200);
+
+      await page.goto(`${web.url}/search?tenant=initech:ops`);
+      await expect.poll(() => page.locator('.runtime-dot').textContent()).toContain('online');
+      await expect.poll(() => page.getByLabel('Profile').inputValue()).toBe('document_text_semantic');
+      expect(await page.getByRole('alert').count()).toBe(0);
+
+      expect(await own.stop()).toBe(0);
+      await page.getByLabel('Query').fill('staplers');
+      await page.getByLabel('Query').press('Enter');
+      const banner = page.getByRole('alert').filter({ hasText: 'The runtime is not answering' });
+      await banner.waitFor({ timeout: 10_000 });
+      expect(await page.locator('.runtime-dot').textContent()).toContain('offline');
+      expect(await page.locator('.result-summary').textContent()).toContain('The runtime is unavailable');
+      await screenshot(page, '07-runtime-down');
+      // The web server itself stays healthy.
+      expect((await fetch(`${web.url}/healthz`)).status).toBe(200);
+
+      own = await spawnRuntime({ dataDir, env });
+      await banner.waitFor({ state: 'hidden', timeout: 30_000 });
+      expect(await page.locator('.runtime-dot').textContent()).toContain('online');
+      // The search the outage failed runs again by itself: no reload, no click.
+      await page.getByRole('button', { name: 'runbook.md' }).waitFor({ timeout: 20_000 });
+    } finally {
+      await page.close();
+      await web.stop();
+      await own.stop();
+    }
+  });
+});
