@@ -7,6 +7,7 @@ import { ingestBench } from './ingest.bench';
 import { mediaBench } from './media.bench';
 import { runtimeBench } from './runtime.bench';
 import { searchBench } from './search.bench';
+import { webBench } from './web.bench';
 
 const benches: Record<string, () => Promise<void>> = {
   runtime: runtimeBench,
@@ -17,6 +18,7 @@ const benches: Record<string, () => Promise<void>> = {
   ingest: ingestBench,
   media: mediaBench,
   encoders: encodersBench,
+  web: webBench,
 };
 
 const wanted = process.argv.slice(2);

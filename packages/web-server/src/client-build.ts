@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { clientBuildEnvironment } from './env';
 
 /** Newest modification time among `paths` and every file below them (0 when none exists). */
 function newestMtime(paths: string[]): number {
@@ -58,6 +59,7 @@ export async function ensureClientBuild(
   const output = await new Promise<{ code: number | null; text: string }>((resolve, reject) => {
     const child = spawn(process.execPath, [viteBin, 'build', '--outDir', staging, '--emptyOutDir'], {
       cwd: webDir,
+      env: clientBuildEnvironment(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let text = '';

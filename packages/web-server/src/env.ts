@@ -29,3 +29,11 @@ export function readWebEnv(source: Record<string, string | undefined> = process.
 }
 
 export const webEnv = readWebEnv();
+
+/**
+ * The environment the client build runs in: this process's, in production mode (a NODE_ENV inherited from a
+ * test runner, `test`, would make Vite bundle React's development build).
+ */
+export function clientBuildEnvironment(): NodeJS.ProcessEnv {
+  return { ...process.env, NODE_ENV: 'production' };
+}
