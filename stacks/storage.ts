@@ -1,5 +1,6 @@
 /** DynamoDB tables and S3 buckets of the shared resource definition (`@tessera/platform`). */
 import {
+  type BucketDef,
   buckets as bucketDefinitions,
   type TableDef,
   tables as tableDefinitions,
@@ -27,9 +28,22 @@ export function createTable(scope: Construct, id: string, definition: TableDef):
   });
 }
 
-/** A private, encrypted bucket reachable only over TLS, kept when the stack goes. */
-export function createBucket(scope: Construct, id: string): s3.Bucket {
+/**
+ * A private, encrypted bucket reachable only over TLS, kept when the stack goes; with the definition's
+ * cross-origin rule when browsers write to it (presigned uploads).
+ */
+export function createBucket(scope: Construct, id: string, definition?: BucketDef): s3.Bucket {
+  const cors = definition?.cors;
   return new s3.Bucket(scope, id, {
+    cors: cors && [
+      {
+        allowedMethods: cors.allowedMethods.map((method) => s3.HttpMethods[method]),
+        allowedOrigins: cors.allowedOrigins,
+        allowedHeaders: ['*'],
+        exposedHeaders: cors.exposedHeaders,
+        maxAge: 3600,
+      },
+    ],
     encryption: s3.BucketEncryption.S3_MANAGED,
     blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
     enforceSSL: true,
@@ -46,7 +60,9 @@ export class Storage extends Construct {
     this.tables = mapDefinitions(tableDefinitions, (key, definition: TableDef) =>
       createTable(this, `${pascalCase(key)}Table`, definition),
     );
-    this.buckets = mapDefinitions(bucketDefinitions, (key) => createBucket(this, `${pascalCase(key)}Bucket`));
+    this.buckets = mapDefinitions(bucketDefinitions, (key, definition: BucketDef) =>
+      createBucket(this, `${pascalCase(key)}Bucket`, definition),
+    );
   }
 
   /** Grants `fn` read/write on every table and bucket and sets their `envVar`s to the physical names. */

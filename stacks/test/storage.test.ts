@@ -93,6 +93,26 @@ describe('Storage', () => {
     }
   });
 
+  it('lets browsers send presigned PUTs to the uploads bucket from any origin, and no other request', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      CorsConfiguration: {
+        CorsRules: [
+          {
+            AllowedMethods: ['PUT'],
+            AllowedOrigins: ['*'],
+            AllowedHeaders: ['*'],
+            ExposedHeaders: ['ETag'],
+            MaxAge: 3600,
+          },
+        ],
+      },
+    });
+    const withCors = Object.values(template.findResources('AWS::S3::Bucket')).filter(
+      (resource) => resource.Properties.CorsConfiguration,
+    );
+    expect(withCors).toHaveLength(1);
+  });
+
   it('keeps every table and bucket when the stack is deleted', () => {
     for (const type of ['AWS::DynamoDB::Table', 'AWS::S3::Bucket']) {
       const resources = Object.values(template.findResources(type));

@@ -90,7 +90,7 @@ describe('applyFrame', () => {
 describe('applyStatus', () => {
   it('settles a job from its status route', () => {
     const job = applyStatus(run(frames.slice(0, 2)), {
-      ingest_id: 'ingest_1',
+      job_id: 'ingest_1',
       tenant_id: 'acme:prod',
       state: 'failed',
       files: [],
