@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Language, Parser, Query, type Tree } from 'web-tree-sitter';
 import { GrammarUnavailableError } from './errors';
 import { go } from './grammars/go';
@@ -12,6 +13,7 @@ import { javascript, typescript } from './grammars/javascript';
 import { python } from './grammars/python';
 import type { LanguageSpec } from './grammars/spec';
 import type { Grammar } from './languages';
+import { GRAMMAR_WASM } from './wasm-files';
 
 export interface LoadedGrammar {
   grammar: Grammar;
@@ -22,14 +24,22 @@ export interface LoadedGrammar {
 
 const require = createRequire(import.meta.url);
 
-/** The npm package and `.wasm` file of each grammar; the packages ship the files, nothing is built. */
-const SOURCES: Record<Grammar, { pkg: string; file: string; spec: LanguageSpec }> = {
-  python: { pkg: 'tree-sitter-python', file: 'tree-sitter-python.wasm', spec: python },
-  javascript: { pkg: 'tree-sitter-javascript', file: 'tree-sitter-javascript.wasm', spec: javascript },
-  typescript: { pkg: 'tree-sitter-typescript', file: 'tree-sitter-typescript.wasm', spec: typescript },
-  tsx: { pkg: 'tree-sitter-typescript', file: 'tree-sitter-tsx.wasm', spec: typescript },
-  go: { pkg: 'tree-sitter-go', file: 'tree-sitter-go.wasm', spec: go },
-};
+const SPECS: Record<Grammar, LanguageSpec> = { python, javascript, typescript, tsx: typescript, go };
+
+/**
+ * A grammar's `.wasm`: beside this module when bundled (a Lambda bundle carries copies, and has no
+ * node_modules), else in the npm package that ships it.
+ */
+async function readGrammar(grammar: Grammar): Promise<Uint8Array> {
+  const { pkg, file } = GRAMMAR_WASM[grammar];
+  try {
+    return new Uint8Array(await readFile(fileURLToPath(new URL(`./${file}`, import.meta.url))));
+  } catch {
+    return new Uint8Array(
+      await readFile(path.join(path.dirname(require.resolve(`${pkg}/package.json`)), file)),
+    );
+  }
+}
 
 let runtime: Promise<void> | undefined;
 const grammars = new Map<Grammar, Promise<LoadedGrammar>>();
@@ -44,12 +54,12 @@ function initRuntime(): Promise<void> {
 
 async function load(grammar: Grammar): Promise<LoadedGrammar> {
   await initRuntime();
-  const { pkg, file, spec } = SOURCES[grammar];
+  const spec = SPECS[grammar];
   let language: Language;
   try {
-    const wasm = path.join(path.dirname(require.resolve(`${pkg}/package.json`)), file);
-    language = await Language.load(new Uint8Array(await readFile(wasm)));
+    language = await Language.load(await readGrammar(grammar));
   } catch (error) {
+    const { pkg, file } = GRAMMAR_WASM[grammar];
     throw new GrammarUnavailableError(grammar, `${pkg}/${file}: ${String(error)}`, error);
   }
   const parser = new Parser();

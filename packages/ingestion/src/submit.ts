@@ -6,6 +6,7 @@
 import type { Ingestion } from '@tessera/api';
 import { BadRequestError, log, PayloadTooLargeError, ValidationError } from '@tessera/core';
 import { QUEUED_INGESTION_LEASE_MS } from '@tessera/events';
+import { streamingUrl } from '@tessera/platform';
 import { requireTenant } from '@tessera/tenancy';
 import type { IngestionDeps } from './deps';
 import { ingestionEnv } from './env';
@@ -64,7 +65,8 @@ async function register(deps: IngestionDeps, job: JobRecord, enqueue: boolean): 
     status: 'queued',
     tenant_id: job.tenant_id,
     files: job.files.map((file) => ({ name: file.name, profile: file.profile, size: file.size })),
-    events_url: `/events/ingestion/${job.job_id}`,
+    // The stream's own function URL in AWS (API Gateway cannot stream), the API's path locally.
+    events_url: streamingUrl('/events/ingestion/{job_id}', { job_id: job.job_id }),
   };
 }
 

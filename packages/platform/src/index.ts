@@ -1,9 +1,10 @@
 export { BATCH_WRITE_ITEMS, batchGet, batchPut, resending, slices } from './batch';
 export { documentClient, dynamoClient, s3Client, sqsClient } from './clients';
 export { conditional } from './conditional';
-export { hasCustomEndpoint, platformEnv, resourceName } from './env';
+export { hasCustomEndpoint, platformEnv, resourceName, secretReferences, streamingUrl } from './env';
 export type { ServiceHealth } from './health';
 export { awsServicesHealth, probe } from './health';
 export { provisionResources } from './provision';
 export type { BucketDef, NotificationDef, QueueDef, TableDef } from './resources';
-export { bucketNotifications, buckets, queues, tables } from './resources';
+export { bucketNotifications, buckets, queues, streamingUrlVariable, tables } from './resources';
+export { resourcePrefix, STAGE_MAX_LENGTH, STAGE_PATTERN } from './stage';

@@ -49,7 +49,10 @@ async function createQueues(): Promise<void> {
     let redrivePolicy: string | undefined;
     if (def.deadLetter) {
       const dead = await sqsClient().send(
-        new CreateQueueCommand({ QueueName: resourceName(def.deadLetter) }),
+        new CreateQueueCommand({
+          QueueName: resourceName(def.deadLetter),
+          Attributes: { VisibilityTimeout: String(def.deadLetter.visibilityTimeoutSeconds) },
+        }),
       );
       const attributes = await sqsClient().send(
         new GetQueueAttributesCommand({ QueueUrl: dead.QueueUrl, AttributeNames: ['QueueArn'] }),

@@ -15,8 +15,13 @@ export interface TableDef {
 export interface QueueDef {
   name: string;
   envVar: string;
+  /**
+   * How long a received message stays hidden. Lambda refuses an event source mapping whose queue hides
+   * messages for less than its function's timeout, and AWS advises six times the timeout, so that a batch
+   * retried after throttling is not delivered again while it runs; the stack tests hold every queue to that.
+   */
   visibilityTimeoutSeconds: number;
-  deadLetter?: { name: string; envVar: string; maxReceiveCount: number };
+  deadLetter?: { name: string; envVar: string; maxReceiveCount: number; visibilityTimeoutSeconds: number };
 }
 
 export interface BucketDef {
@@ -81,8 +86,16 @@ export const queues = {
   ingestion: {
     name: 'ingestion',
     envVar: 'TESSERA_QUEUE_INGESTION',
-    visibilityTimeoutSeconds: 900,
-    deadLetter: { name: 'ingestion-dead', envVar: 'TESSERA_QUEUE_INGESTION_DEAD', maxReceiveCount: 5 },
+    // Six times the ingestion worker's 900 s. A job whose worker died is queued again sooner by the
+    // ingestion-recovery schedule (jobs idle for 20 minutes), and its lease tells a second delivery to wait.
+    visibilityTimeoutSeconds: 5400,
+    deadLetter: {
+      name: 'ingestion-dead',
+      envVar: 'TESSERA_QUEUE_INGESTION_DEAD',
+      maxReceiveCount: 5,
+      // Six times the dead-letter worker's 60 s.
+      visibilityTimeoutSeconds: 360,
+    },
   },
 } satisfies Record<string, QueueDef>;
 
@@ -107,3 +120,12 @@ export const bucketNotifications: NotificationDef[] = [
   // Presigned uploads land under incoming/; their arrival starts the job.
   { bucket: 'uploads', prefix: 'incoming/', queue: 'ingestion' },
 ];
+
+/**
+ * The variable holding the function URL of a streaming route (set by the stacks): its literal path segments,
+ * upper-cased: `/events/ingestion/{job_id}` → `TESSERA_STREAM_URL_EVENTS_INGESTION`.
+ */
+export function streamingUrlVariable(route: string): string {
+  const segments = route.split('/').filter((segment) => segment && !segment.startsWith('{'));
+  return `TESSERA_STREAM_URL_${segments.map((segment) => segment.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()).join('_')}`;
+}

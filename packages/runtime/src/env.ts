@@ -17,7 +17,7 @@ const schema = z.object({
   TESSERA_SCHEDULER: z.enum(['on', 'off']).default('on'),
   /** `off` stops this process from consuming queues (another runtime or Lambda does). */
   TESSERA_QUEUE_WORKERS: z.enum(['on', 'off']).default('on'),
-  /** Visibility timeout of messages the local pollers receive; default the queue's own (15 minutes). */
+  /** Visibility timeout of messages the local pollers receive; default each worker's timeout. */
   TESSERA_QUEUE_VISIBILITY_SECONDS: z.coerce.number().int().min(0).max(43_200).optional(),
   /** Timeout of the local queue workers' functions; default each one's own from the route table. */
   TESSERA_QUEUE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(900).optional(),

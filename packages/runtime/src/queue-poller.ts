@@ -32,6 +32,8 @@ export interface LoadedQueueWorker {
   concurrency: number;
   /** The function's timeout: its context says how much of it is left, and a handler past it is given up. */
   timeoutSeconds: number;
+  /** Visibility timeout of the messages it receives; default the poller's option, else the queue's own. */
+  visibilitySeconds?: number;
   run: (event: { Records: SQSRecord[] }, context: Context) => Promise<unknown>;
 }
 
@@ -54,6 +56,7 @@ export async function startQueuePollers(
   const loops: Promise<void>[] = [];
 
   for (const worker of workers) {
+    const visibilitySeconds = worker.visibilitySeconds ?? options.visibilitySeconds;
     const url = await queueUrl(worker.queueName);
     const { Attributes } = await sqs.send(
       new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
@@ -68,7 +71,7 @@ export async function startQueuePollers(
               QueueUrl: url,
               MaxNumberOfMessages: worker.batchSize,
               WaitTimeSeconds: 1,
-              VisibilityTimeout: options.visibilitySeconds,
+              VisibilityTimeout: visibilitySeconds,
               MessageSystemAttributeNames: ['All'],
             }),
             { abortSignal: controller.signal },
@@ -100,7 +103,7 @@ export async function startQueuePollers(
         let failed = new Set<string>(records.map((record) => record.messageId));
         // As Lambda does by requiring a visibility timeout longer than the function's, a batch stays hidden
         // while its handler runs; a process that dies stops extending it, and the batch is redelivered.
-        const extend = options.visibilitySeconds
+        const extend = visibilitySeconds
           ? setInterval(
               () => {
                 void sqs
@@ -110,13 +113,13 @@ export async function startQueuePollers(
                       Entries: messages!.map((message, index) => ({
                         Id: String(index),
                         ReceiptHandle: message.ReceiptHandle!,
-                        VisibilityTimeout: options.visibilitySeconds,
+                        VisibilityTimeout: visibilitySeconds,
                       })),
                     }),
                   )
                   .catch(() => undefined);
               },
-              (options.visibilitySeconds * 1000) / 2,
+              (visibilitySeconds * 1000) / 2,
             )
           : undefined;
         try {

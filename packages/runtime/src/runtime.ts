@@ -98,19 +98,21 @@ export async function startRuntime(): Promise<Runtime> {
       const workers: LoadedQueueWorker[] = await Promise.all(
         table.queueWorkers.map(async (worker) => {
           const queue = queues[worker.queue];
+          const timeoutSeconds = runtimeEnv.queueTimeoutSeconds ?? worker.timeoutSeconds;
           return {
             name: worker.name,
             queueName: resourceName(worker.deadLetter ? queue.deadLetter : queue),
             batchSize: worker.batchSize,
             concurrency: worker.concurrency,
-            timeoutSeconds: runtimeEnv.queueTimeoutSeconds ?? worker.timeoutSeconds,
+            timeoutSeconds,
+            // A message stays hidden while its handler runs (the poller extends it) and comes back one
+            // timeout after a process died: in AWS the queues hide messages six times as long (see resources.ts).
+            visibilitySeconds: runtimeEnv.queueVisibilitySeconds ?? timeoutSeconds,
             run: await loadExport(worker.handler, table.splitHandler),
           };
         }),
       );
-      stopPollers = await startQueuePollers(workers, {
-        visibilitySeconds: runtimeEnv.queueVisibilitySeconds,
-      });
+      stopPollers = await startQueuePollers(workers);
     }
   } catch (error) {
     await stopPollers();
