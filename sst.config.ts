@@ -1,15 +1,13 @@
-/** SST v2 app: one stack composing the CDK constructs of stacks/. `npm run deploy` runs `sst deploy`. */
-import { Api, Functions, Queues, Schedules, Storage, Workers } from '@tessera/stacks';
+/**
+ * SST v2 app: the one stack of stacks/tessera.ts. `npm run deploy` runs `sst deploy`; the deploy settings
+ * (inference and LLM endpoints, where their keys are kept) come from the environment or `.env.<stage>`.
+ */
+import { composeTessera, deploySettings } from '@tessera/stacks';
 import type { SSTConfig } from 'sst';
 import type { StackContext } from 'sst/constructs';
 
 function Tessera({ app, stack }: StackContext): void {
-  const storage = new Storage(stack, 'Storage');
-  const queues = new Queues(stack, 'Queues');
-  const functions = new Functions(stack, 'Functions', { stage: app.stage, storage, queues });
-  new Api(stack, 'Api', { functions });
-  new Workers(stack, 'Workers', { functions, storage, queues });
-  new Schedules(stack, 'Schedules', { functions });
+  composeTessera(stack, { stage: app.stage, settings: deploySettings() });
 }
 
 export default {

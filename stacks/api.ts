@@ -7,13 +7,14 @@ import {
   fallbackHandler as sharedFallbackHandler,
   routes as sharedRoutes,
 } from '@tessera/functions/routes';
+import { streamingUrlVariable } from '@tessera/platform/resources';
 import { CfnOutput } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { pascalCase } from './definitions';
-import type { Functions } from './functions';
+import { API_TIMEOUT_SECONDS, type Functions } from './functions';
 
 export interface ApiProps {
   functions: Functions;
@@ -48,6 +49,11 @@ export class Api extends Construct {
 
     for (const route of routes) {
       const key = `${route.method} ${route.path}`;
+      if (!route.streaming && (route.timeoutSeconds ?? 0) > API_TIMEOUT_SECONDS) {
+        throw new Error(
+          `${key}: timeout ${route.timeoutSeconds} s, but API Gateway answers 503 after 30 s; at most ${API_TIMEOUT_SECONDS}`,
+        );
+      }
       const name = pascalCase(key);
       const fn = props.functions.create(this, {
         name,
@@ -55,10 +61,11 @@ export class Api extends Construct {
         description: key,
         timeoutSeconds: route.timeoutSeconds,
         memoryMb: route.memoryMb,
+        streaming: route.streaming,
       });
       this.functions.set(key, fn);
       if (route.streaming) {
-        this.exposeStreaming(name, key, fn);
+        this.exposeStreaming(name, route, fn, props.functions);
       } else {
         this.httpApi.addRoutes({
           path: route.path,
@@ -73,9 +80,12 @@ export class Api extends Construct {
 
   /**
    * API Gateway buffers responses, so a streaming route gets a Function URL in RESPONSE_STREAM mode instead
-   * of an API route. Note that Function URL events carry no `pathParameters` or `routeKey`.
+   * of an API route, and every other function learns that URL (`streamingUrlVariable`), so the URLs they
+   * hand out (`events_url`) are the ones that answer. Function URL events carry no `pathParameters` or
+   * `routeKey`: the streaming handlers read their parameters from the path, the same as on the API.
    */
-  private exposeStreaming(name: string, key: string, fn: lambda.Function): void {
+  private exposeStreaming(name: string, route: RouteDef, fn: lambda.Function, functions: Functions): void {
+    const key = `${route.method} ${route.path}`;
     const url = fn.addFunctionUrl({
       // Open, like the API itself until it gets an authorizer.
       authType: lambda.FunctionUrlAuthType.NONE,
@@ -83,6 +93,7 @@ export class Api extends Construct {
       cors: { allowedOrigins: ['*'], allowedMethods: [lambda.HttpMethod.GET] },
     });
     this.streamingUrls.set(key, url.url);
+    functions.shareUrl(streamingUrlVariable(route.path), url.url);
     new CfnOutput(this, `${name}Url`, { value: url.url, description: `Response-streaming ${key}` });
   }
 }

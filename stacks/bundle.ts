@@ -51,15 +51,46 @@ const THREAD_MODULES = [
 ];
 
 /**
- * Data files a module reads from beside its own file in a bundle (`new URL('./<name>', import.meta.url)`):
- * each is copied into every bundle that inlines the module that reads it.
+ * Files a module reads from beside its own file in a bundle (`new URL('./<file>', import.meta.url)`): copied
+ * into every bundle that inlines the module, and a changed file makes the bundle stale, as a changed source
+ * does. The code extractor's tree-sitter runtime and grammars are `.wasm`.
  */
-const DATA_FILES = [
+const ASSET_FILES = [
   {
-    file: path.join(repoRoot, 'packages/encoders/data/glove-6b-100d-50k.i8'),
-    readBy: path.join(repoRoot, 'packages/encoders/src/glove-lexical.ts'),
+    // The embedded lexical encoder's word vectors.
+    files: () => [path.join(repoRoot, 'packages/encoders/data/glove-6b-100d-50k.i8')],
+    loadedBy: path.join(repoRoot, 'packages/encoders/src/glove-lexical.ts'),
+  },
+  {
+    files: () =>
+      wasmOfPackages(path.join(repoRoot, 'packages/extractors'), /^(web-tree-sitter|tree-sitter-.+)$/),
+    loadedBy: path.join(repoRoot, 'packages/extractors/src/parsers.ts'),
   },
 ];
+
+/**
+ * The `.wasm` files at the root of the dependencies of the package in `dir` whose names match: found here
+ * rather than imported from the package's list (`@tessera/extractors/wasm-files`), since SST loads the
+ * packages the root package.json lists as they are, and cannot load TypeScript. The bundle tests check
+ * the two agree.
+ */
+function wasmOfPackages(dir: string, names: RegExp): string[] {
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+  };
+  return Object.keys(manifest.dependencies ?? {})
+    .filter((name) => names.test(name))
+    .flatMap((name) => {
+      const root = findPackageDir(name, dir);
+      if (!root) throw new Error(`${name} is not installed; the code extractor's bundles need its .wasm`);
+      return readdirSync(root)
+        .filter((file) => file.endsWith('.wasm'))
+        .map((file) => path.join(root, file));
+    });
+}
+
+/** Reads the settings kept in Secrets Manager or SSM before a bundle's handler module loads (see writeEntries). */
+const PRELUDE = '@tessera/platform/secrets';
 
 /** Lets CommonJS dependencies inlined into the ESM bundle call `require`. */
 const BANNER =
@@ -74,7 +105,7 @@ const cacheDir = path.join(repoRoot, 'node_modules', '.cache', 'tessera-stacks')
 const STALE_BUNDLE_MS = 24 * 60 * 60 * 1000;
 
 export interface HandlerBundle {
-  /** Directory holding `index.mjs` and `configs/`: the function's code asset. */
+  /** Directory holding `index.mjs`, `configs/` and the files its modules load: the function's code asset. */
   dir: string;
   /** The bundle loads LanceDB or Arrow, so its function needs the search layer. */
   usesSearchLayer: boolean;
@@ -242,10 +273,43 @@ function remember(module: string, bundle: HandlerBundle, sources: string[]): voi
   renameSync(staging, file);
 }
 
+/** Writes `file` unless it already holds `text` (several processes may build at once). */
+function writeIfChanged(file: string, text: string): void {
+  if (existsSync(file) && readFileSync(file, 'utf8') === text) return;
+  const staging = `${file}.${process.pid}`;
+  writeFileSync(staging, text);
+  renameSync(staging, file);
+}
+
+/**
+ * The entry of each module's bundle, written under the cache: it imports the prelude first, then re-exports
+ * the handler module. The prelude awaits resolveSecretSettings at its top level, and esbuild lays the modules
+ * of an ESM bundle out one after the other in import order, so that await holds back the handler module and
+ * everything it imports (every env.ts among them) until the secrets are in the environment. Unbundled, ES
+ * modules would not wait for a sibling's await; the bundle tests run the built bundles to hold this.
+ */
+function writeEntries(modules: string[]): Map<string, string> {
+  const dir = path.join(cacheDir, 'entries');
+  mkdirSync(dir, { recursive: true });
+  const prelude = path.join(dir, 'prelude.ts');
+  writeIfChanged(
+    prelude,
+    `import { resolveSecretSettings } from '${PRELUDE}';\nawait resolveSecretSettings();\n`,
+  );
+  const entries = new Map<string, string>();
+  for (const module of modules) {
+    const file = path.join(dir, `${outName(module)}.ts`);
+    const handlers = path.join(functionsDir, `${module}.ts`);
+    writeIfChanged(file, `import './prelude';\nexport * from ${JSON.stringify(handlers)};\n`);
+    entries.set(file, module);
+  }
+  return entries;
+}
+
 function build(modules: string[]): void {
   const aliases = layerShims();
   const shimFiles = new Set(aliases.values());
-  const entries = new Map(modules.map((module) => [path.join(functionsDir, `${module}.ts`), module]));
+  const entries = writeEntries(modules);
   const bundlesDir = path.join(cacheDir, 'bundles');
   mkdirSync(bundlesDir, { recursive: true });
   const scratch = mkdtempSync(path.join(cacheDir, 'build-'));
@@ -288,11 +352,12 @@ function build(modules: string[]): void {
         cpSync(path.join(scratch, 'threads', path.basename(file)), path.join(built, path.basename(file)));
         sources.push(...(threadInputs.get(file) ?? []));
       }
-      for (const { file, readBy } of DATA_FILES) {
-        if (!absolute.has(readBy)) continue;
-        cpSync(file, path.join(built, path.basename(file)));
-        // A changed data file makes the bundle stale, as a changed source does.
-        sources.push(path.relative(repoRoot, file));
+      for (const { files, loadedBy } of ASSET_FILES) {
+        if (!absolute.has(loadedBy)) continue;
+        for (const file of files()) {
+          cpSync(file, path.join(built, path.basename(file)));
+          sources.push(path.relative(repoRoot, file));
+        }
       }
       const dir = path.join(bundlesDir, `${outName(module)}-${hashDirectory(built).slice(0, 16)}`);
       publish(built, dir);

@@ -1,18 +1,26 @@
 /**
  * Lambda functions of the handlers under functions/: what every function shares (runtime, code asset per
- * handler module, the search layer, the tables, buckets and queues it may use). The api, workers and
- * schedules constructs create their functions through one of these, so a stack ships each bundle and the
- * layer once.
+ * handler module, the search layer) and what each one gets by its module (the grants of grants.ts, the
+ * deploy settings its bundle reads). The api, workers and schedules constructs create their functions
+ * through one of these, so a stack ships each bundle and the layer once.
  */
 import { splitHandler } from '@tessera/functions/routes';
-import { AssetHashType, Duration } from 'aws-cdk-lib';
+import { AssetHashType, Duration, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { bundleHandlerModules, type HandlerBundle, LAMBDA_CONFIG_DIR, searchLayer } from './bundle';
+import { bundleReads, grantMismatches, MODULE_GRANTS, referencedStores, type StoreGrants } from './grants';
 import type { Queues } from './queues';
+import { checkSettings, type FunctionSettings, type SecretSource } from './settings';
 import type { Storage } from './storage';
 
-export const DEFAULT_TIMEOUT_SECONDS = 30;
+/**
+ * API Gateway's HTTP API waits 30 s at most for its integration, and a function must answer before that, so
+ * 29 s is the longest an API route may take; it is the default for every function.
+ */
+export const API_TIMEOUT_SECONDS = 29;
+export const DEFAULT_TIMEOUT_SECONDS = API_TIMEOUT_SECONDS;
 export const DEFAULT_MEMORY_MB = 1024;
 
 export interface FunctionsProps {
@@ -20,6 +28,10 @@ export interface FunctionsProps {
   stage: string;
   storage: Storage;
   queues: Queues;
+  /** Inference and LLM endpoints and their keys' sources; default none. */
+  settings?: FunctionSettings;
+  /** What each handler module may use; default MODULE_GRANTS. */
+  grants?: Record<string, StoreGrants>;
 }
 
 export interface FunctionSpec {
@@ -30,6 +42,8 @@ export interface FunctionSpec {
   description: string;
   timeoutSeconds?: number;
   memoryMb?: number;
+  /** Served through a function URL of its own: it gets no URLs of other streams (see shareUrl). */
+  streaming?: boolean;
 }
 
 export class Functions extends Construct {
@@ -37,9 +51,14 @@ export class Functions extends Construct {
   private readonly bundles = new Map<string, HandlerBundle>();
   private readonly code = new Map<string, lambda.AssetCode>();
   private searchLayerVersion?: lambda.LayerVersion;
+  /** Every function created, and whether it streams. */
+  private readonly created: { fn: lambda.Function; streaming: boolean }[] = [];
+  /** Variables every non-streaming function gets, whenever it is created. */
+  private readonly shared = new Map<string, string>();
 
   constructor(scope: Construct, id: string, props: FunctionsProps) {
     super(scope, id);
+    if (props.settings) checkSettings(props.settings);
     this.props = props;
   }
 
@@ -50,14 +69,16 @@ export class Functions extends Construct {
   }
 
   /**
-   * A function in `scope` running `spec.handler`, with the stage, search URI and config dir, read/write on
-   * every table and bucket, and the right to send to every queue.
+   * A function in `scope` running `spec.handler`, with the stage and config dir, its module's grants (and
+   * the names of those resources), the deploy settings its bundle reads, and the URLs shared so far.
+   * Throws when the module's bundle reaches a store its grants leave out, or is granted one it never reaches.
    */
   create(scope: Construct, spec: FunctionSpec): lambda.Function {
     const { storage, queues, stage } = this.props;
     const { module, exportName } = splitHandler(spec.handler);
     if (!this.bundles.has(module)) this.bundle([spec.handler]);
     const bundle = this.bundles.get(module)!;
+    const grants = this.grantsOf(module, bundle);
     const fn = new lambda.Function(scope, `${spec.name}Function`, {
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.X86_64,
@@ -69,13 +90,83 @@ export class Functions extends Construct {
       layers: bundle.usesSearchLayer ? [this.searchLayer()] : undefined,
       environment: {
         TESSERA_STAGE: stage,
-        TESSERA_SEARCH_URI: `s3://${storage.buckets.search.bucketName}/lancedb`,
         TESSERA_CONFIG_DIR: LAMBDA_CONFIG_DIR,
       },
     });
-    storage.bind(fn);
-    queues.bind(fn);
+    if (grants.buckets?.search) {
+      fn.addEnvironment('TESSERA_SEARCH_URI', `s3://${storage.buckets.search.bucketName}/lancedb`);
+    }
+    storage.bind(fn, grants);
+    queues.bind(fn, grants);
+    this.applySettings(fn, bundle);
+    const streaming = spec.streaming ?? false;
+    if (!streaming) for (const [name, value] of this.shared) fn.addEnvironment(name, value);
+    this.created.push({ fn, streaming });
     return fn;
+  }
+
+  /**
+   * Gives every non-streaming function, created before or after, `name` = `url` (a stream's function URL).
+   * Streaming functions are left out: a stream's function would otherwise depend on its own URL, or two
+   * streams on each other's.
+   */
+  shareUrl(name: string, url: string): void {
+    this.shared.set(name, url);
+    for (const { fn, streaming } of this.created) if (!streaming) fn.addEnvironment(name, url);
+  }
+
+  private grantsOf(module: string, bundle: HandlerBundle): StoreGrants {
+    const grants = (this.props.grants ?? MODULE_GRANTS)[module];
+    if (!grants) throw new Error(`No grants declared for handler module ${module} (stacks/grants.ts)`);
+    const { missing, unused } = grantMismatches(referencedStores(bundle), grants);
+    if (missing.length > 0 || unused.length > 0) {
+      throw new Error(
+        `Grants of ${module} do not match what its bundle reaches: ` +
+          [
+            missing.length > 0 ? `reached without a grant: ${missing.join(', ')}` : '',
+            unused.length > 0 ? `granted but never reached: ${unused.join(', ')}` : '',
+          ]
+            .filter(Boolean)
+            .join('; '),
+      );
+    }
+    return grants;
+  }
+
+  /** The deploy settings the bundle reads: plain ones as they are, keys as a reference it may read. */
+  private applySettings(fn: lambda.Function, bundle: HandlerBundle): void {
+    const { environment = {}, secrets = {} } = this.props.settings ?? {};
+    for (const [variable, value] of Object.entries(environment)) {
+      if (bundleReads(bundle, variable)) fn.addEnvironment(variable, value);
+    }
+    for (const [variable, source] of Object.entries(secrets)) {
+      if (!bundleReads(bundle, variable)) continue;
+      if ('secretArn' in source) {
+        fn.addEnvironment(`${variable}_SECRET_ARN`, source.secretArn);
+        fn.addToRolePolicy(
+          new iam.PolicyStatement({
+            actions: ['secretsmanager:GetSecretValue'],
+            resources: [source.secretArn],
+          }),
+        );
+      } else {
+        fn.addEnvironment(`${variable}_PARAMETER`, source.parameterName);
+        fn.addToRolePolicy(
+          new iam.PolicyStatement({ actions: ['ssm:GetParameter'], resources: [this.parameterArn(source)] }),
+        );
+      }
+    }
+  }
+
+  private parameterArn(source: Extract<SecretSource, { parameterName: string }>): string {
+    const name = source.parameterName;
+    if (name.startsWith('arn:')) return name;
+    return Stack.of(this).formatArn({
+      service: 'ssm',
+      resource: 'parameter',
+      // A parameter name in a path starts with `/`, which the ARN's `parameter` already ends with.
+      resourceName: name.replace(/^\//, ''),
+    });
   }
 
   /** One asset per handler module, shared by the functions of its routes. */

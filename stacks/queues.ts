@@ -6,8 +6,9 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { mapDefinitions, pascalCase } from './definitions';
+import type { QueueAccess, QueueKey, StoreGrants } from './grants';
 
-export type QueueKey = keyof typeof queueDefinitions;
+export type { QueueKey } from './grants';
 
 export class Queues extends Construct {
   readonly queues: Record<QueueKey, sqs.Queue>;
@@ -21,6 +22,8 @@ export class Queues extends Construct {
       let deadLetterQueue: sqs.DeadLetterQueue | undefined;
       if (definition.deadLetter) {
         const queue = new sqs.Queue(this, `${name}DeadLetterQueue`, {
+          // Its own worker reads it: the same rule as every queue's (see QueueDef).
+          visibilityTimeout: Duration.seconds(definition.deadLetter.visibilityTimeoutSeconds),
           // The longest SQS allows, to leave time to inspect and redrive failures.
           retentionPeriod: Duration.days(14),
           encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -48,14 +51,17 @@ export class Queues extends Construct {
   }
 
   /**
-   * Lets `fn` send to every queue and sets the `envVar`s of the queues and their dead-letter queues to the
-   * queue names (functions look the URL up by name). Consumers get their rights from their event source.
+   * Lets `fn` do with the queues what `grants` names (read their URL and attributes, or also send) and sets
+   * the `envVar`s of those queues and their dead-letter queues to the queue names (functions look the URL
+   * up by name). Consumers get their rights from their event source.
    */
-  bind(fn: lambda.Function): void {
-    for (const key of Object.keys(this.queues) as QueueKey[]) {
+  bind(fn: lambda.Function, grants: Pick<StoreGrants, 'queues'>): void {
+    for (const [key, access] of Object.entries(grants.queues ?? {}) as [QueueKey, QueueAccess][]) {
       const definition: QueueDef = queueDefinitions[key];
-      this.queues[key].grantSendMessages(fn);
-      fn.addEnvironment(definition.envVar, this.queues[key].queueName);
+      const queue = this.queues[key];
+      if (access === 'send') queue.grantSendMessages(fn);
+      else queue.grant(fn, 'sqs:GetQueueUrl', 'sqs:GetQueueAttributes');
+      fn.addEnvironment(definition.envVar, queue.queueName);
       const deadLetterQueue = this.deadLetterQueues[key];
       if (definition.deadLetter && deadLetterQueue) {
         fn.addEnvironment(definition.deadLetter.envVar, deadLetterQueue.queueName);

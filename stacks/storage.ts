@@ -11,9 +11,9 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { mapDefinitions, pascalCase } from './definitions';
+import type { BucketKey, DataAccess, StoreGrants, TableKey } from './grants';
 
-export type TableKey = keyof typeof tableDefinitions;
-export type BucketKey = keyof typeof bucketDefinitions;
+export type { BucketKey, TableKey } from './grants';
 
 /** A table as the definition describes it: string keys, on-demand, recoverable, kept when the stack goes. */
 export function createTable(scope: Construct, id: string, definition: TableDef): dynamodb.Table {
@@ -65,15 +65,22 @@ export class Storage extends Construct {
     );
   }
 
-  /** Grants `fn` read/write on every table and bucket and sets their `envVar`s to the physical names. */
-  bind(fn: lambda.Function): void {
-    for (const key of Object.keys(this.tables) as TableKey[]) {
-      this.tables[key].grantReadWriteData(fn);
-      fn.addEnvironment(tableDefinitions[key].envVar, this.tables[key].tableName);
+  /**
+   * Grants `fn` what `grants` names of the tables and buckets, and sets the `envVar`s of those to their
+   * physical names (the others stay out of its environment).
+   */
+  bind(fn: lambda.Function, grants: Pick<StoreGrants, 'tables' | 'buckets'>): void {
+    for (const [key, access] of Object.entries(grants.tables ?? {}) as [TableKey, DataAccess][]) {
+      const table = this.tables[key];
+      if (access === 'readWrite') table.grantReadWriteData(fn);
+      else table.grantReadData(fn);
+      fn.addEnvironment(tableDefinitions[key].envVar, table.tableName);
     }
-    for (const key of Object.keys(this.buckets) as BucketKey[]) {
-      this.buckets[key].grantReadWrite(fn);
-      fn.addEnvironment(bucketDefinitions[key].envVar, this.buckets[key].bucketName);
+    for (const [key, access] of Object.entries(grants.buckets ?? {}) as [BucketKey, DataAccess][]) {
+      const bucket = this.buckets[key];
+      if (access === 'readWrite') bucket.grantReadWrite(fn);
+      else bucket.grantRead(fn);
+      fn.addEnvironment(bucketDefinitions[key].envVar, bucket.bucketName);
     }
   }
 }

@@ -1,5 +1,12 @@
 import { fallbackHandler, type RouteDef, routes, splitHandler } from '@tessera/functions/routes';
-import { Api, type ApiProps, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS } from '@tessera/stacks';
+import { streamingUrlVariable } from '@tessera/platform/resources';
+import {
+  API_TIMEOUT_SECONDS,
+  Api,
+  type ApiProps,
+  DEFAULT_MEMORY_MB,
+  DEFAULT_TIMEOUT_SECONDS,
+} from '@tessera/stacks';
 import type { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,6 +77,46 @@ describe('Api', () => {
       IntegrationType: 'AWS_PROXY',
       PayloadFormatVersion: '2.0',
     });
+  });
+
+  it('lets no API route run longer than API Gateway waits for it (29 s, under its 30 s limit)', () => {
+    const byKey = functionsByRouteKey(shared.template);
+    const over = [...byKey]
+      .filter(([, target]) => (target.properties.Timeout as number) > API_TIMEOUT_SECONDS)
+      .map(([key, target]) => `${key}: ${target.properties.Timeout} s`);
+    expect(over).toEqual([]);
+    expect(API_TIMEOUT_SECONDS).toBe(29);
+  });
+
+  it('refuses an API route whose timeout API Gateway would cut short', () => {
+    const { functions, stack } = compose(apps.create(), 'LongRouteTest');
+    expect(
+      () =>
+        new Api(stack, 'Api', {
+          functions,
+          routes: [{ method: 'POST', path: '/health', handler: 'http/health.health', timeoutSeconds: 30 }],
+        }),
+    ).toThrow(/POST \/health: timeout 30 s, but API Gateway answers 503 after 30 s; at most 29/);
+  });
+
+  it('gives every other function the function URL of each stream, so the URLs they hand out answer', () => {
+    const { stack, api, template } = shared;
+    const resources = template.toJSON().Resources;
+    const streamingRoutes = routes.filter((route) => route.streaming);
+    for (const route of streamingRoutes) {
+      const stream = api.functions.get(`${route.method} ${route.path}`)!;
+      const [urlId] = Object.entries(template.findResources('AWS::Lambda::Url')).find(
+        ([, url]) => url.Properties.TargetFunctionArn['Fn::GetAtt'][0] === logicalId(stack, stream),
+      )!;
+      const variable = streamingUrlVariable(route.path);
+      for (const [key, fn] of api.functions) {
+        const variables = resources[logicalId(stack, fn)].Properties.Environment.Variables;
+        const isStream = streamingRoutes.some((candidate) => `${candidate.method} ${candidate.path}` === key);
+        if (isStream) expect(variables[variable], key).toBeUndefined();
+        else expect(variables[variable], key).toEqual({ 'Fn::GetAtt': [urlId, 'FunctionUrl'] });
+      }
+    }
+    expect(streamingUrlVariable('/events/ingestion/{job_id}')).toBe('TESSERA_STREAM_URL_EVENTS_INGESTION');
   });
 
   it('sends every request no route matches to the fallback handler', () => {

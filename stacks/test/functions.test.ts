@@ -1,24 +1,37 @@
-import { queueWorkers, routes, schedules } from '@tessera/functions/routes';
-import { buckets, queues, tables } from '@tessera/platform/resources';
+import { fallbackHandler, queueWorkers, routes, schedules, splitHandler } from '@tessera/functions/routes';
+import { buckets, queues, streamingUrlVariable, tables } from '@tessera/platform/resources';
 import {
   Api,
+  DEFAULT_TIMEOUT_SECONDS,
   type Functions,
   LAMBDA_CONFIG_DIR,
+  MODULE_GRANTS,
   type QueueKey,
   type Queues,
   Schedules,
   type Storage,
+  type StoreGrants,
   Workers,
 } from '@tessera/stacks';
 import type { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compose, logicalId, testApps } from './support';
 
 const apps = testApps();
 afterAll(apps.remove);
+
+/** The IAM statements of the policies attached to a function's role. */
+function statementsOf(template: Template, stack: Stack, fn: lambda.Function) {
+  const role = logicalId(stack, fn.role!);
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(`"${role}"`))
+    .flatMap(
+      (policy) =>
+        policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[],
+    );
+}
 
 describe('Functions', () => {
   let shared: {
@@ -31,46 +44,123 @@ describe('Functions', () => {
     schedules: Schedules;
     template: Template;
   };
+  /** Every function of the stack with the handler it runs and whether it streams. */
+  let all: { fn: lambda.Function; handler: string; streaming: boolean }[];
 
   beforeAll(() => {
     const composed = compose(apps.create(), 'FunctionsTest');
     const { stack, storage, queues: queueConstruct, functions } = composed;
     const api = new Api(stack, 'Api', { functions });
     const workers = new Workers(stack, 'Workers', { functions, storage, queues: queueConstruct });
-    const schedules = new Schedules(stack, 'Schedules', { functions });
-    shared = { ...composed, api, workers, schedules, template: Template.fromStack(stack) };
+    const schedules_ = new Schedules(stack, 'Schedules', { functions });
+    shared = { ...composed, api, workers, schedules: schedules_, template: Template.fromStack(stack) };
+    all = [
+      { fn: api.functions.get('$default')!, handler: fallbackHandler, streaming: false },
+      ...routes.map((route) => ({
+        fn: api.functions.get(`${route.method} ${route.path}`)!,
+        handler: route.handler,
+        streaming: route.streaming ?? false,
+      })),
+      ...queueWorkers.map((worker) => ({
+        fn: workers.functions.get(worker.name)!,
+        handler: worker.handler,
+        streaming: false,
+      })),
+      ...schedules.map((schedule) => ({
+        fn: schedules_.functions.get(schedule.name)!,
+        handler: schedule.handler,
+        streaming: false,
+      })),
+    ];
   });
 
-  it('gives every function the stage, search URI, config dir and the resource variables', () => {
-    const { stack, storage, queues: queueConstruct, template } = shared;
-    const variables: Record<string, unknown> = {
-      TESSERA_STAGE: 'test',
-      TESSERA_CONFIG_DIR: LAMBDA_CONFIG_DIR,
-      TESSERA_SEARCH_URI: {
-        'Fn::Join': ['', ['s3://', { Ref: logicalId(stack, storage.buckets.search) }, '/lancedb']],
-      },
-    };
-    for (const [key, table] of Object.entries(storage.tables)) {
-      variables[tables[key as keyof typeof tables].envVar] = { Ref: logicalId(stack, table) };
+  it('gives every function the stage, the config dir, the names of the stores its module is granted and the stream URLs', () => {
+    const { stack, storage, queues: queueConstruct, api, template } = shared;
+    const streamUrls: Record<string, unknown> = {};
+    for (const route of routes.filter((candidate) => candidate.streaming)) {
+      const fn = api.functions.get(`${route.method} ${route.path}`)!;
+      const url = Object.entries(template.findResources('AWS::Lambda::Url')).find(
+        ([, resource]) => resource.Properties.TargetFunctionArn['Fn::GetAtt'][0] === logicalId(stack, fn),
+      )![0];
+      streamUrls[streamingUrlVariable(route.path)] = { 'Fn::GetAtt': [url, 'FunctionUrl'] };
     }
-    for (const [key, bucket] of Object.entries(storage.buckets)) {
-      variables[buckets[key as keyof typeof buckets].envVar] = { Ref: logicalId(stack, bucket) };
-    }
-    const queueName = (queue: IConstruct) => ({ 'Fn::GetAtt': [logicalId(stack, queue), 'QueueName'] });
-    for (const [key, queue] of Object.entries(queueConstruct.queues)) {
-      const definition = queues[key as QueueKey];
-      variables[definition.envVar] = queueName(queue);
-      variables[definition.deadLetter.envVar] = queueName(queueConstruct.deadLetterQueues[key as QueueKey]!);
-    }
-
-    const ours = [shared.api, shared.workers, shared.schedules]
-      .flatMap((construct) => [...construct.functions.values()])
-      .map((fn) => logicalId(stack, fn));
-    expect(new Set(ours).size).toBe(routes.length + 1 + schedules.length + queueWorkers.length);
-    // Besides ours, CDK's own handler that applies bucket notifications.
-    template.resourceCountIs('AWS::Lambda::Function', ours.length + 1);
     const resources = template.toJSON().Resources;
-    for (const id of ours) expect(resources[id].Properties.Environment.Variables, id).toEqual(variables);
+    expect(new Set(all.map(({ fn }) => fn)).size).toBe(
+      routes.length + 1 + schedules.length + queueWorkers.length,
+    );
+    // Besides ours, CDK's own handler that applies bucket notifications.
+    template.resourceCountIs('AWS::Lambda::Function', all.length + 1);
+    for (const { fn, handler, streaming } of all) {
+      const grants: StoreGrants = MODULE_GRANTS[splitHandler(handler).module]!;
+      const variables: Record<string, unknown> = {
+        TESSERA_STAGE: 'test',
+        TESSERA_CONFIG_DIR: LAMBDA_CONFIG_DIR,
+        ...(streaming ? {} : streamUrls),
+      };
+      if (grants.buckets?.search) {
+        variables.TESSERA_SEARCH_URI = {
+          'Fn::Join': ['', ['s3://', { Ref: logicalId(stack, storage.buckets.search) }, '/lancedb']],
+        };
+      }
+      for (const key of Object.keys(grants.tables ?? {}) as (keyof typeof tables)[]) {
+        variables[tables[key].envVar] = { Ref: logicalId(stack, storage.tables[key]) };
+      }
+      for (const key of Object.keys(grants.buckets ?? {}) as (keyof typeof buckets)[]) {
+        variables[buckets[key].envVar] = { Ref: logicalId(stack, storage.buckets[key]) };
+      }
+      for (const key of Object.keys(grants.queues ?? {}) as QueueKey[]) {
+        const name = (queue: lambda.IFunction | object) => ({
+          'Fn::GetAtt': [logicalId(stack, queue as never), 'QueueName'],
+        });
+        variables[queues[key].envVar] = name(queueConstruct.queues[key]);
+        variables[queues[key].deadLetter.envVar] = name(queueConstruct.deadLetterQueues[key]!);
+      }
+      const id = logicalId(stack, fn);
+      expect(resources[id].Properties.Environment.Variables, `${id} (${handler})`).toEqual(variables);
+    }
+  });
+
+  it("grants each function exactly its module's stores: read-only ones without write actions, none of the others", () => {
+    const { stack, storage, queues: queueConstruct, template } = shared;
+    for (const { fn, handler } of all) {
+      const grants = MODULE_GRANTS[splitHandler(handler).module]!;
+      const statements = statementsOf(template, stack, fn);
+      const actionsOn = (id: string) =>
+        statements
+          .filter((statement) => JSON.stringify(statement.Resource).includes(`"${id}"`))
+          .flatMap((statement) => statement.Action);
+      const writes = (actions: (string | string[])[]) =>
+        actions.flat().filter((action) => /Put|Delete|Update|BatchWrite|Abort|SendMessage/.test(action));
+      for (const key of Object.keys(tables) as (keyof typeof tables)[]) {
+        const actions = actionsOn(logicalId(stack, storage.tables[key]));
+        const access = grants.tables?.[key];
+        const where = `${handler} on table ${key}`;
+        if (!access) expect(actions, where).toEqual([]);
+        else {
+          expect(actions.flat(), where).toContain('dynamodb:Query');
+          expect(writes(actions).length > 0, where).toBe(access === 'readWrite');
+        }
+      }
+      for (const key of Object.keys(buckets) as (keyof typeof buckets)[]) {
+        const actions = actionsOn(logicalId(stack, storage.buckets[key]));
+        const access = grants.buckets?.[key];
+        const where = `${handler} on bucket ${key}`;
+        if (!access) expect(actions, where).toEqual([]);
+        else {
+          expect(actions.flat(), where).toContain('s3:GetObject*');
+          expect(writes(actions).length > 0, where).toBe(access === 'readWrite');
+        }
+      }
+      for (const key of Object.keys(queues) as QueueKey[]) {
+        const actions = actionsOn(logicalId(stack, queueConstruct.queues[key])).flat();
+        const access = grants.queues?.[key];
+        const where = `${handler} on queue ${key}`;
+        // A worker's own queue is consumed through its event source, which grants the receive.
+        const sends = actions.includes('sqs:SendMessage');
+        expect(sends, where).toBe(access === 'send');
+        if (access === 'describe') expect(actions, where).toContain('sqs:GetQueueUrl');
+      }
+    }
   });
 
   it('ships one search layer for the functions of every construct that load LanceDB', () => {
@@ -100,11 +190,133 @@ describe('Functions', () => {
     synthesized.hasResourceProperties('AWS::Lambda::Function', {
       Handler: 'index.health',
       Runtime: 'nodejs22.x',
-      Timeout: 30,
+      Timeout: DEFAULT_TIMEOUT_SECONDS,
       MemorySize: 1024,
       Description: 'probe',
       Environment: { Variables: { TESSERA_STAGE: 'test', TESSERA_CONFIG_DIR: LAMBDA_CONFIG_DIR } },
     });
+    expect(DEFAULT_TIMEOUT_SECONDS).toBe(29);
     synthesized.resourceCountIs('AWS::IAM::Policy', 1);
+  });
+
+  it('refuses a module whose bundle reaches a store it has no grant for, naming the store', () => {
+    const health = MODULE_GRANTS['http/health']!;
+    const { stack, functions } = compose(apps.create(), 'MissingGrantTest', 'test', {
+      'http/health': { ...health, queues: {} },
+    });
+    expect(() =>
+      functions.create(stack, { name: 'Probe', handler: 'http/health.health', description: 'probe' }),
+    ).toThrow(/Grants of http\/health .*reached without a grant: queues\.ingestion/);
+  });
+
+  it('refuses a grant for a store the module never reaches', () => {
+    const { stack, functions } = compose(apps.create(), 'UnusedGrantTest', 'test', {
+      'http/fallback': { tables: { ingestionJobs: 'read' } },
+    });
+    expect(() =>
+      functions.create(stack, { name: 'Probe', handler: 'http/fallback.notFound', description: 'probe' }),
+    ).toThrow(/granted but never reached: tables\.ingestionJobs/);
+  });
+
+  it('refuses a module with no grants declared', () => {
+    const { stack, functions } = compose(apps.create(), 'NoGrantsTest', 'test', {});
+    expect(() =>
+      functions.create(stack, { name: 'Probe', handler: 'http/fallback.notFound', description: 'probe' }),
+    ).toThrow(/No grants declared for handler module http\/fallback/);
+  });
+});
+
+describe('the deploy settings of the functions', () => {
+  const settings = {
+    environment: {
+      TESSERA_EMBEDDINGS_URL: 'https://embeddings.example/v1',
+      TESSERA_LLM_BASE_URL: 'https://llm.example/v1',
+      TESSERA_LLM_MODEL: 'qwen3',
+    },
+    secrets: {
+      TESSERA_LLM_API_KEY: { secretArn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:llm-AbCdEf' },
+      TESSERA_EMBEDDINGS_API_KEY: { parameterName: '/tessera/prod/embeddings-key' },
+    },
+  };
+  let template: Template;
+  let stack: Stack;
+  let ingestionWorker: lambda.Function;
+  let fallback: lambda.Function;
+  let search: lambda.Function;
+
+  beforeAll(() => {
+    const composed = compose(apps.create(), 'SettingsTest', 'test', undefined, settings);
+    stack = composed.stack;
+    ingestionWorker = composed.functions.create(stack, {
+      name: 'Worker',
+      handler: 'workers/ingestion.processJobs',
+      description: 'worker',
+    });
+    fallback = composed.functions.create(stack, {
+      name: 'Fallback',
+      handler: 'http/fallback.notFound',
+      description: 'fallback',
+    });
+    search = composed.functions.create(stack, {
+      name: 'Search',
+      handler: 'http/search.search',
+      description: 'search',
+    });
+    template = Template.fromStack(stack);
+  });
+
+  const variablesOf = (fn: lambda.Function) =>
+    template.toJSON().Resources[logicalId(stack, fn)].Properties.Environment.Variables as Record<
+      string,
+      unknown
+    >;
+
+  it('sets endpoints on the functions whose bundles read them, and no key in plain environment', () => {
+    const worker = variablesOf(ingestionWorker);
+    expect(worker).toMatchObject({
+      TESSERA_EMBEDDINGS_URL: 'https://embeddings.example/v1',
+      TESSERA_LLM_BASE_URL: 'https://llm.example/v1',
+      TESSERA_LLM_MODEL: 'qwen3',
+      TESSERA_LLM_API_KEY_SECRET_ARN: settings.secrets.TESSERA_LLM_API_KEY.secretArn,
+      TESSERA_EMBEDDINGS_API_KEY_PARAMETER: '/tessera/prod/embeddings-key',
+    });
+    expect(worker.TESSERA_LLM_API_KEY).toBeUndefined();
+    expect(worker.TESSERA_EMBEDDINGS_API_KEY).toBeUndefined();
+    // Search encodes queries (embeddings) but extracts nothing with an LLM.
+    const searchVariables = variablesOf(search);
+    expect(searchVariables.TESSERA_EMBEDDINGS_URL).toBe('https://embeddings.example/v1');
+    expect(searchVariables.TESSERA_EMBEDDINGS_API_KEY_PARAMETER).toBe('/tessera/prod/embeddings-key');
+    expect(searchVariables.TESSERA_LLM_BASE_URL).toBeUndefined();
+    expect(searchVariables.TESSERA_LLM_API_KEY_SECRET_ARN).toBeUndefined();
+    const fallbackVariables = Object.keys(variablesOf(fallback));
+    expect(fallbackVariables.filter((name) => /EMBEDDINGS|LLM/.test(name))).toEqual([]);
+  });
+
+  it('lets a function read just the secret and the parameter its keys are kept in', () => {
+    const statements = statementsOf(template, stack, ingestionWorker);
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Action: 'secretsmanager:GetSecretValue',
+        Resource: settings.secrets.TESSERA_LLM_API_KEY.secretArn,
+      }),
+    );
+    const parameter = statements.find((statement) => statement.Action === 'ssm:GetParameter');
+    expect(JSON.stringify(parameter?.Resource)).toContain(':parameter/tessera/prod/embeddings-key');
+    const fallbackActions = statementsOf(template, stack, fallback).flatMap((statement) => statement.Action);
+    expect(fallbackActions.filter((action) => /secretsmanager|ssm:/.test(String(action)))).toEqual([]);
+  });
+
+  it('refuses a key given as a plain setting', () => {
+    expect(() =>
+      compose(apps.create(), 'PlainKeyTest', 'test', undefined, {
+        environment: { TESSERA_LLM_API_KEY: 'sk-secret' },
+      }),
+    ).toThrow(/TESSERA_LLM_API_KEY is a key: keep it in Secrets Manager or SSM Parameter Store/);
+  });
+
+  it('refuses a setting the functions do not read', () => {
+    expect(() =>
+      compose(apps.create(), 'UnknownTest', 'test', undefined, { environment: { TESSERA_LLM_MODLE: 'x' } }),
+    ).toThrow(/TESSERA_LLM_MODLE is not a setting the functions read/);
   });
 });

@@ -1,3 +1,4 @@
+import { queueWorkers } from '@tessera/functions/routes';
 import { queues } from '@tessera/platform/resources';
 import { type QueueKey, Queues } from '@tessera/stacks';
 import { type CfnElement, Stack } from 'aws-cdk-lib';
@@ -26,7 +27,13 @@ describe('Queues', () => {
       handler: 'index.handler',
       code: lambda.Code.fromInline('exports.handler = async () => {};'),
     });
-    construct.bind(producer);
+    construct.bind(producer, { queues: Object.fromEntries(queueKeys.map((key) => [key, 'send'])) });
+    const prober = new lambda.Function(stack, 'Prober', {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      handler: 'index.probe',
+      code: lambda.Code.fromInline('exports.probe = async () => {};'),
+    });
+    construct.bind(prober, { queues: { ingestion: 'describe' } });
     template = Template.fromStack(stack);
   });
 
@@ -45,6 +52,33 @@ describe('Queues', () => {
         },
       });
     }
+  });
+
+  it('hides a dead-letter message six times as long as its worker may run', () => {
+    const worker = queueWorkers.find((candidate) => candidate.deadLetter && candidate.queue === 'ingestion')!;
+    expect(queues.ingestion.deadLetter.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(
+      6 * worker.timeoutSeconds,
+    );
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: queues.ingestion.deadLetter.visibilityTimeoutSeconds,
+      MessageRetentionPeriod: 14 * 24 * 3600,
+    });
+  });
+
+  it("lets a function granted `describe` read a queue's URL and attributes, not send", () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
+      JSON.stringify(policy.Properties.Roles).includes('ProberServiceRole'),
+    );
+    const actions = policies.flatMap((policy) =>
+      (policy.Properties.PolicyDocument.Statement as { Action: string | string[] }[]).flatMap(
+        (s) => s.Action,
+      ),
+    );
+    expect(actions.sort()).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl']);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Handler: 'index.probe',
+      Environment: { Variables: Match.objectLike({ [queues.ingestion.envVar]: Match.anyValue() }) },
+    });
   });
 
   it('moves an ingestion message to the dead-letter queue after 5 receives', () => {
@@ -88,7 +122,10 @@ describe('Queues', () => {
         },
       });
     }
-    template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: variables } });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Handler: 'index.handler',
+      Environment: { Variables: variables },
+    });
   });
 
   it('raises an alarm as soon as a dead-letter queue holds a message', () => {

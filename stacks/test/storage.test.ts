@@ -27,7 +27,16 @@ describe('Storage', () => {
       handler: 'index.handler',
       code: lambda.Code.fromInline('exports.handler = async () => {};'),
     });
-    storage.bind(consumer);
+    storage.bind(consumer, {
+      tables: Object.fromEntries(tableKeys.map((key) => [key, 'readWrite'])),
+      buckets: Object.fromEntries(bucketKeys.map((key) => [key, 'readWrite'])),
+    });
+    const reader = new lambda.Function(stack, 'Reader', {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      handler: 'index.read',
+      code: lambda.Code.fromInline('exports.read = async () => {};'),
+    });
+    storage.bind(reader, { tables: { tenants: 'read' }, buckets: { uploads: 'read' } });
     template = Template.fromStack(stack);
   });
 
@@ -131,6 +140,29 @@ describe('Storage', () => {
       Handler: 'index.handler',
       Environment: { Variables: variables },
     });
+  });
+
+  it('grants a function read-only access where that is all it is given, and names only those stores', () => {
+    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((policy) => JSON.stringify(policy.Properties.Roles).includes('ReaderServiceRole'))
+      .flatMap(
+        (policy) => policy.Properties.PolicyDocument.Statement as { Action: string[]; Resource: unknown }[],
+      );
+    const actions = statements.flatMap((statement) => statement.Action);
+    expect(actions).toContain('dynamodb:GetItem');
+    expect(actions).toContain('s3:GetObject*');
+    expect(actions.filter((action) => /Put|Delete|Update|Write|Abort/.test(action))).toEqual([]);
+    const resources = JSON.stringify(statements.map((statement) => statement.Resource));
+    expect(resources).toContain(logicalId(storage.tables.tenants));
+    expect(resources).toContain(logicalId(storage.buckets.uploads));
+    expect(resources).not.toContain(logicalId(storage.tables.organizations));
+    expect(resources).not.toContain(logicalId(storage.buckets.search));
+    const reader = Object.values(template.findResources('AWS::Lambda::Function')).find(
+      (fn) => fn.Properties.Handler === 'index.read',
+    )!;
+    expect(Object.keys(reader.Properties.Environment.Variables).sort()).toEqual(
+      [tables.tenants.envVar, buckets.uploads.envVar].sort(),
+    );
   });
 
   it('grants a bound function read/write on every table and bucket', () => {

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Functions, Queues, Storage } from '@tessera/stacks';
+import { type FunctionSettings, Functions, Queues, Storage, type StoreGrants } from '@tessera/stacks';
 import { App, type CfnElement, Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 
@@ -31,11 +31,20 @@ export interface Composed {
   functions: Functions;
 }
 
-/** A stack with storage, queues and the functions factory, for the constructs built on them. */
-export function compose(app: App, id: string, stage = 'test'): Composed {
+/**
+ * A stack with storage, queues and the functions factory, for the constructs built on them; `grants`
+ * replaces the modules' grants, `settings` are the deploy settings.
+ */
+export function compose(
+  app: App,
+  id: string,
+  stage = 'test',
+  grants?: Record<string, StoreGrants>,
+  settings?: FunctionSettings,
+): Composed {
   const stack = new Stack(app, id);
   const storage = new Storage(stack, 'Storage');
   const queues = new Queues(stack, 'Queues');
-  const functions = new Functions(stack, 'Functions', { stage, storage, queues });
+  const functions = new Functions(stack, 'Functions', { stage, storage, queues, grants, settings });
   return { stack, storage, queues, functions };
 }

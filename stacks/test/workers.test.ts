@@ -35,8 +35,18 @@ describe('Workers', () => {
       const properties = template.toJSON().Resources[logicalId(stack, fn)].Properties;
       expect(properties.Handler).toBe(`index.${splitHandler(worker.handler).exportName}`);
       expect(properties.Timeout).toBe(worker.timeoutSeconds);
-      // Lambda refuses a mapping whose queue hides messages for less time than the function may run.
-      expect(queues[worker.queue].visibilityTimeoutSeconds).toBeGreaterThanOrEqual(worker.timeoutSeconds);
+      // Lambda refuses a mapping whose queue hides messages for less time than the function may run, and
+      // AWS advises six times the function's timeout. A dead-letter worker's queue is the dead-letter queue.
+      const definition = queues[worker.queue];
+      const visibility = worker.deadLetter
+        ? definition.deadLetter.visibilityTimeoutSeconds
+        : definition.visibilityTimeoutSeconds;
+      expect(visibility, worker.name).toBeGreaterThanOrEqual(6 * worker.timeoutSeconds);
+      template.hasResourceProperties('AWS::SQS::Queue', Match.objectLike({ VisibilityTimeout: visibility }));
+      expect(
+        template.toJSON().Resources[logicalId(stack, queue)].Properties.VisibilityTimeout,
+        worker.name,
+      ).toBe(visibility);
     }
   });
   it('notifies the queue of objects created under each notified bucket prefix', () => {

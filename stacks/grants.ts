@@ -1,0 +1,185 @@
+/**
+ * What each handler module may use: the tables, buckets and queues of the shared resource definition, each
+ * with the least access its code needs. A function gets only its module's grants and only those resources'
+ * names in its environment. `referencedStores` finds what a module's bundle reaches (`tables.x`,
+ * `buckets.x`, `queues.x` in the sources it inlines; the search bucket through LanceDB), and the Functions
+ * construct refuses to create a function whose module reaches a store it has no grant for, or holds a grant
+ * for a store it never reaches.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { buckets, queues, tables } from '@tessera/platform/resources';
+import { functionsDir, type HandlerBundle } from './bundle';
+
+export type TableKey = keyof typeof tables;
+export type BucketKey = keyof typeof buckets;
+export type QueueKey = keyof typeof queues;
+
+export type DataAccess = 'read' | 'readWrite';
+/** `describe` reads the queue's URL and attributes (the health probe); `send` also sends. */
+export type QueueAccess = 'describe' | 'send';
+
+export interface StoreGrants {
+  tables?: Partial<Record<TableKey, DataAccess>>;
+  buckets?: Partial<Record<BucketKey, DataAccess>>;
+  queues?: Partial<Record<QueueKey, QueueAccess>>;
+}
+
+/** Reading tenants: their records, tiers and schema rows. */
+const TENANCY_READ = {
+  organizations: 'read',
+  tenants: 'read',
+  tenantTiers: 'read',
+  schemaRegistry: 'read',
+} as const satisfies StoreGrants['tables'];
+
+/** Administering tenants: their records and search tables, and cancelling a deleted tenant's tasks. */
+const TENANCY_ADMIN: StoreGrants = {
+  tables: {
+    organizations: 'readWrite',
+    tenants: 'readWrite',
+    tenantTiers: 'readWrite',
+    schemaRegistry: 'readWrite',
+    taskQueues: 'readWrite',
+    taskEvents: 'readWrite',
+  },
+  buckets: { search: 'readWrite' },
+};
+
+/**
+ * Grants by handler module (`http/tenants`), from what each one's code does with the stores it reaches.
+ * Consuming a queue is granted by the worker's event source, not here.
+ */
+export const MODULE_GRANTS: Record<string, StoreGrants> = {
+  'http/fallback': {},
+  // The OpenAPI document, built from the route schemas alone.
+  'http/openapi': {},
+  // DescribeTable, HeadBucket and GetQueueUrl probe the services; the search backend lists its tables. The
+  // other tables are reached through the tenancy wiring the probe of the search backend comes with.
+  'http/health': {
+    tables: {
+      tenants: 'read',
+      organizations: 'read',
+      tenantTiers: 'read',
+      schemaRegistry: 'read',
+      taskQueues: 'read',
+      taskEvents: 'read',
+    },
+    buckets: { uploads: 'read', search: 'read' },
+    queues: { ingestion: 'describe' },
+  },
+  // Create and delete organizations and tenants: their records, tiers, schema rows and search tables, and
+  // a deleted tenant's tasks are cancelled.
+  'http/organizations': { ...TENANCY_ADMIN },
+  'http/tenants': { ...TENANCY_ADMIN },
+  // Orphan reconciliation drops search tables and registry rows.
+  'http/schemas': { ...TENANCY_ADMIN },
+  'http/search': {
+    tables: { ...TENANCY_READ, taskQueues: 'read', taskEvents: 'read' },
+    buckets: { search: 'read' },
+  },
+  // Upserts write the tenant's graph tables.
+  'http/graph': {
+    tables: { ...TENANCY_READ, taskQueues: 'read', taskEvents: 'read' },
+    buckets: { search: 'readWrite' },
+  },
+  // Streams read a task's events; cancel writes the task.
+  'http/events': {
+    tables: { ...TENANCY_READ, taskQueues: 'readWrite', taskEvents: 'readWrite' },
+    buckets: { search: 'read' },
+  },
+  // Uploads are stored and queued as jobs; runs list the bucket; a job's status and cancel. The worker's
+  // code is in the bundle too (source hashes, slots) but these routes only read through it.
+  'http/ingestion': {
+    tables: {
+      ...TENANCY_READ,
+      taskQueues: 'readWrite',
+      taskEvents: 'readWrite',
+      ingestionJobs: 'readWrite',
+      ingestionSources: 'read',
+      ingestionSlots: 'read',
+    },
+    buckets: { uploads: 'readWrite', search: 'read' },
+    queues: { ingestion: 'send' },
+  },
+  // Tenant recovery, schema migration and the task event sweep.
+  'workers/maintenance': { ...TENANCY_ADMIN },
+  // The ingestion worker indexes into the search backend, keeps jobs, source hashes and slots, and writes
+  // pipeline artifacts beside the uploads; job recovery queues idle jobs again.
+  'workers/ingestion': {
+    tables: {
+      ...TENANCY_READ,
+      taskQueues: 'readWrite',
+      taskEvents: 'readWrite',
+      ingestionJobs: 'readWrite',
+      ingestionSources: 'readWrite',
+      ingestionSlots: 'readWrite',
+    },
+    buckets: { uploads: 'readWrite', search: 'readWrite' },
+    queues: { ingestion: 'send' },
+  },
+};
+
+const repoRoot = path.dirname(functionsDir);
+const sourceTexts = new Map<string, string>();
+
+function sourceText(input: string): string {
+  let text = sourceTexts.get(input);
+  if (text === undefined) {
+    text = readFileSync(path.resolve(repoRoot, input), 'utf8');
+    sourceTexts.set(input, text);
+  }
+  return text;
+}
+
+/** The repository's own source files a bundle inlines (not its packages from the registry). */
+export function ownSources(bundle: HandlerBundle): string[] {
+  return bundle.inputs.filter((input) => !input.split(/[\\/]/).includes('node_modules'));
+}
+
+/**
+ * True when the bundle reads the variable: one of its env.ts files names it (only env.ts files read the
+ * environment, a rule Biome holds).
+ */
+export function bundleReads(bundle: HandlerBundle, variable: string): boolean {
+  return ownSources(bundle).some(
+    (input) => path.basename(input) === 'env.ts' && new RegExp(`\\b${variable}\\b`).test(sourceText(input)),
+  );
+}
+
+export interface ReferencedStores {
+  tables: Set<TableKey>;
+  buckets: Set<BucketKey>;
+  queues: Set<QueueKey>;
+}
+
+/** The stores a bundle's code reaches: by the resource definitions it names, and LanceDB's bucket. */
+export function referencedStores(bundle: HandlerBundle): ReferencedStores {
+  const found: ReferencedStores = { tables: new Set(), buckets: new Set(), queues: new Set() };
+  const definitions = { tables, buckets, queues };
+  for (const input of ownSources(bundle)) {
+    if (input.replaceAll('\\', '/').endsWith('platform/src/resources.ts')) continue;
+    for (const match of sourceText(input).matchAll(/\b(tables|buckets|queues)\.([A-Za-z]\w*)\b/g)) {
+      const kind = match[1] as keyof ReferencedStores;
+      const key = match[2]!;
+      if (key in definitions[kind]) (found[kind] as Set<string>).add(key);
+    }
+  }
+  if (bundle.usesSearchLayer) found.buckets.add('search');
+  return found;
+}
+
+/** What `grants` lacks of `referenced` and what it holds beyond it, as `tables.x` lines. */
+export function grantMismatches(
+  referenced: ReferencedStores,
+  grants: StoreGrants,
+): { missing: string[]; unused: string[] } {
+  const missing: string[] = [];
+  const unused: string[] = [];
+  for (const kind of ['tables', 'buckets', 'queues'] as const) {
+    const granted = new Set(Object.keys(grants[kind] ?? {}));
+    for (const key of referenced[kind]) if (!granted.has(key)) missing.push(`${kind}.${key}`);
+    for (const key of granted) if (!referenced[kind].has(key as never)) unused.push(`${kind}.${key}`);
+  }
+  return { missing, unused };
+}

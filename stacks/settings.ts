@@ -1,0 +1,56 @@
+/**
+ * Settings the functions get from the deployment: inference and LLM endpoints (plain variables) and their
+ * keys, which only ever travel as a reference to Secrets Manager or SSM Parameter Store. A function gets a
+ * setting only when its bundle reads the variable.
+ */
+import { SECRET_SETTINGS } from '@tessera/platform/secret-settings';
+
+/** Where a key is kept: a Secrets Manager secret (its ARN) or an SSM parameter (its name or ARN). */
+export type SecretSource = { secretArn: string } | { parameterName: string };
+
+export interface FunctionSettings {
+  /** Plain settings by variable: endpoint URLs, model names, dimensions. */
+  environment?: Record<string, string>;
+  /** Keys by variable (`TESSERA_LLM_API_KEY`), resolved by the function at cold start. */
+  secrets?: Record<string, SecretSource>;
+}
+
+/** Variables a deployment may set on the functions, besides the keys of SECRET_SETTINGS. */
+export const DEPLOY_SETTINGS = [
+  'TESSERA_POOLING_URL',
+  'TESSERA_POOLING_MODEL',
+  'TESSERA_EMBEDDINGS_URL',
+  'TESSERA_EMBEDDINGS_MODEL',
+  'TESSERA_EMBEDDINGS_DIM',
+  'TESSERA_ENCODER_TIMEOUT_MS',
+  'TESSERA_ENCODER_RETRIES',
+  'TESSERA_ENTITY_EXTRACTOR',
+  'TESSERA_GLINER_URL',
+  'TESSERA_GLINER_THRESHOLD',
+  'TESSERA_LLM_BASE_URL',
+  'TESSERA_LLM_MODEL',
+  'TESSERA_LLM_TEMPERATURE',
+  'TESSERA_LLM_MAX_TOKENS',
+  'TESSERA_LLM_REQUEST_TIMEOUT',
+  'TESSERA_LLM_NUM_RETRIES',
+  'TESSERA_LLM_SEED',
+] as const;
+
+const secretVariables: ReadonlySet<string> = new Set(SECRET_SETTINGS);
+
+/** Refuses a key given as a plain setting, and a secret or setting the functions do not know. */
+export function checkSettings(settings: FunctionSettings): void {
+  for (const variable of Object.keys(settings.environment ?? {})) {
+    if (secretVariables.has(variable)) {
+      throw new Error(
+        `${variable} is a key: keep it in Secrets Manager or SSM Parameter Store and give its ARN or parameter name (${variable}_SECRET_ARN or ${variable}_PARAMETER), never its value`,
+      );
+    }
+    if (!(DEPLOY_SETTINGS as readonly string[]).includes(variable))
+      throw new Error(`${variable} is not a setting the functions read (${DEPLOY_SETTINGS.join(', ')})`);
+  }
+  for (const variable of Object.keys(settings.secrets ?? {})) {
+    if (!secretVariables.has(variable))
+      throw new Error(`${variable} is not a key the functions read (${SECRET_SETTINGS.join(', ')})`);
+  }
+}
