@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { WASM_FILES } from '@tessera/extractors/wasm-files';
 import { bundleHandlerModules, searchLayer } from '@tessera/stacks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -114,6 +115,16 @@ describe('bundleHandlerModules', () => {
       expect(readFileSync(path.join(dir, 'index.mjs'), 'utf8')).toMatch(/["']\.\/glove-6b-100d-50k\.i8["']/);
     }
     expect(existsSync(path.join(bundles.get('http/fallback')!.dir, name))).toBe(false);
+  });
+
+  it('ships the tree-sitter runtime and every grammar the extractor loads beside the bundles that parse code, and only there', () => {
+    const bundles = bundleHandlerModules(['workers/ingestion', 'http/ingestion', 'http/search']);
+    const wanted = WASM_FILES.map((wasm) => wasm.file).sort();
+    for (const module of ['workers/ingestion', 'http/ingestion']) {
+      const shipped = readdirSync(bundles.get(module)!.dir).filter((file) => file.endsWith('.wasm'));
+      expect(shipped.sort(), module).toEqual(wanted);
+    }
+    expect(readdirSync(bundles.get('http/search')!.dir).filter((file) => file.endsWith('.wasm'))).toEqual([]);
   });
 
   it('marks only bundles that load LanceDB as needing the search layer', () => {
