@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { upload } from './support/ingestion';
 import { call, type RuntimeProcess, spawnRuntime } from './support/runtime';
 
 let rt: RuntimeProcess;
@@ -41,11 +42,27 @@ describe('local runtime (integration)', () => {
     expect(wrong.headers.get('allow')).toBe('GET, DELETE');
   });
 
-  it('answers 413 for a body over 10 MB without reading it all', async () => {
+  it("answers 413 for a body over Lambda's request limit without reading it all", async () => {
     const big = `{"tenant_id":"${'a'.repeat(11 * 1024 * 1024)}"}`;
     const { status, body } = await call(rt.url, 'POST', '/admin/tenants', big);
     expect(status).toBe(413);
-    expect(body.detail).toMatch(/10 MB/);
+    expect(body.detail).toMatch(/6225920 bytes as the function receives it/);
+    expect(body.detail).not.toContain('/ingestion/uploads');
+  });
+
+  it('refuses a 4.7 MB direct upload, which base64 makes too large for Lambda, pointing to the presigned route', async () => {
+    // 4.7 MB of file is 6.27 MB of base64 in the event: under the 10 MB API Gateway takes, over Lambda's 6 MiB.
+    const answer = await upload(rt.url, { tenant_id: 'acme' }, [
+      { name: 'big.txt', content: 'a'.repeat(4_700_000) },
+    ]);
+    expect(answer.status).toBe(413);
+    expect(answer.body.detail).toContain('a binary body counts base64-encoded (at most 4669440 bytes');
+    expect(answer.body.detail).toContain('Upload larger files through POST /ingestion/uploads');
+    // Just under the limit, the upload reaches the handler (which finds no such tenant).
+    const fits = await upload(rt.url, { tenant_id: 'nobody' }, [
+      { name: 'fits.txt', content: 'a'.repeat(4_600_000) },
+    ]);
+    expect(fits.status).toBe(404);
   });
 
   it('answers malformed JSON with 422 and a form body with 415', async () => {

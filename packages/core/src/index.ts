@@ -5,5 +5,6 @@ export * from './failpoints';
 export * from './ids';
 export { log } from './log';
 export * from './network';
+export * from './payload';
 export type { SseStream } from './sse';
 export * from './v8';

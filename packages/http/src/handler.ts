@@ -7,7 +7,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import middy from '@middy/core';
 import type { Answer } from '@tessera/api';
-import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '@tessera/core';
+import { requestBodyTooLarge, UnsupportedMediaTypeError, ValidationError } from '@tessera/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { type FormFile, parseMultipart } from './multipart';
@@ -77,11 +77,9 @@ function header(event: APIGatewayProxyEventV2, name: string): string | undefined
 
 function rawBody(event: APIGatewayProxyEventV2): string | undefined {
   if (event.body === undefined || event.body === null || event.body === '') return undefined;
-  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
-    throw new PayloadTooLargeError(`Request body exceeds the ${MAX_BODY_BYTES / (1024 * 1024)} MB limit`);
-  }
-  return text;
+  // Counted as received, base64 included: the size Lambda's limit applies to.
+  if (Buffer.byteLength(event.body) > MAX_BODY_BYTES) throw requestBodyTooLarge(event.rawPath);
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
 }
 
 function parseJsonBody(event: APIGatewayProxyEventV2): unknown {

@@ -1,5 +1,11 @@
 /** The multipart/form-data body parser of the HTTP stack: a form's text fields and its files. */
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '@tessera/core';
+import {
+  BadRequestError,
+  MAX_REQUEST_BODY_BYTES,
+  PayloadTooLargeError,
+  requestBodyTooLarge,
+  UnsupportedMediaTypeError,
+} from '@tessera/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import busboy from 'busboy';
 
@@ -23,6 +29,9 @@ export function parseMultipart(event: APIGatewayProxyEventV2, maxFileBytes: numb
       `Unsupported content type '${contentType.split(';')[0] || '(none)'}': send the file as multipart/form-data with a 'file' field`,
     );
   }
+  // Between this limit and Lambda's own (it leaves room for the rest of the event) a request still reaches
+  // the function in AWS: it answers the 413 the local runtime answers before calling it.
+  if (Buffer.byteLength(event.body ?? '') > MAX_REQUEST_BODY_BYTES) throw requestBodyTooLarge(event.rawPath);
   const body = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
   return new Promise((resolve, reject) => {
     const form: MultipartForm = { fields: {}, files: [] };

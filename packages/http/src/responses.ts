@@ -1,10 +1,14 @@
 /** The one place where response bodies, including every error body, are shaped. */
 
-import { HttpError, log } from '@tessera/core';
+import { HttpError, log, MAX_REQUEST_BODY_BYTES, requestBodyTooLarge } from '@tessera/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
-/** API Gateway's payload limit; the local runtime enforces the same one. */
-export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/**
+ * The largest request body as the function receives it (base64 for a binary body): what Lambda takes through
+ * API Gateway, less room for the rest of the event (see @tessera/core's payload.ts); the local runtime
+ * enforces the same limit.
+ */
+export const MAX_BODY_BYTES = MAX_REQUEST_BODY_BYTES;
 
 export type HttpResponse = APIGatewayProxyStructuredResultV2 & { statusCode: number; body: string };
 
@@ -55,5 +59,6 @@ export function errorResponse(error: unknown, context: Record<string, unknown> =
 export const notFoundResponse = (): HttpResponse => json(404, { detail: 'Not Found' });
 export const methodNotAllowedResponse = (allowed: string[]): HttpResponse =>
   json(405, { detail: 'Method Not Allowed' }, { allow: allowed.join(', ') });
-export const payloadTooLargeResponse = (): HttpResponse =>
-  json(413, { detail: `Request body exceeds the ${MAX_BODY_BYTES / (1024 * 1024)} MB limit` });
+/** 413 for a body over the limit; `path` the request's, so a direct upload is pointed at the presigned route. */
+export const payloadTooLargeResponse = (path?: string): HttpResponse =>
+  json(413, { detail: requestBodyTooLarge(path).message });

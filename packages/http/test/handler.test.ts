@@ -112,9 +112,23 @@ describe('httpRoute', () => {
     expect(result.status).toBe(201);
   });
 
-  it('answers 413 for a body over 10 MB', async () => {
+  it("answers 413 for a body over Lambda's request limit through API Gateway", async () => {
     const result = await call(event({ body: `"${'x'.repeat(MAX_BODY_BYTES)}"` }));
     expect(result.status).toBe(413);
+    expect(result.body.detail).toMatch(/6225920 bytes as the function receives it/);
+    expect(MAX_BODY_BYTES).toBe(6 * 1024 * 1024 - 64 * 1024);
+  });
+
+  it('counts a base64-encoded body as received, 4/3 of its decoded size', async () => {
+    const json = `"${'x'.repeat(Math.floor((MAX_BODY_BYTES / 4) * 3) - 100)}"`;
+    const encoded = Buffer.from(json).toString('base64');
+    expect(Buffer.byteLength(json)).toBeLessThan(MAX_BODY_BYTES);
+    const result = await call(event({ body: encoded, isBase64Encoded: true }));
+    expect(result.status).not.toBe(413);
+    const over = Buffer.from(`"${'x'.repeat(Math.floor((MAX_BODY_BYTES / 4) * 3) + 100)}"`).toString(
+      'base64',
+    );
+    expect((await call(event({ body: over, isBase64Encoded: true }))).status).toBe(413);
   });
 
   it('answers 422 for malformed query parameters', async () => {

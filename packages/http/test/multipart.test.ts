@@ -1,3 +1,4 @@
+import { MAX_REQUEST_BODY_BYTES } from '@tessera/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -47,6 +48,29 @@ describe('parseMultipart', () => {
       body: 'x',
     } as unknown as APIGatewayProxyEventV2;
     await expect(parseMultipart(event, 1024)).rejects.toMatchObject({ status: 400 });
+  });
+
+  /** A direct upload of one file of `bytes`, as API Gateway hands it to the function (base64). */
+  async function uploadOf(bytes: number): Promise<APIGatewayProxyEventV2> {
+    const form = new FormData();
+    form.set('tenant_id', 'acme');
+    form.append('file', new Blob(['a'.repeat(bytes)]), 'big.txt');
+    return { ...(await eventOf(form)), rawPath: '/ingestion/upload' };
+  }
+
+  it("answers 413 for a body over Lambda's request limit as received (base64), naming the presigned route", async () => {
+    const event = await uploadOf(4_700_000);
+    expect(event.body!.length).toBeGreaterThan(MAX_REQUEST_BODY_BYTES);
+    await expect(async () => parseMultipart(event, 5 * 1024 ** 3)).rejects.toMatchObject({
+      status: 413,
+      message: expect.stringContaining('Upload larger files through POST /ingestion/uploads'),
+    });
+  });
+
+  it('parses a body just under that limit', async () => {
+    const form = await parseMultipart(await uploadOf(4_600_000), 5 * 1024 ** 3);
+    expect(form.fields.tenant_id).toBe('acme');
+    expect(form.files[0]!.bytes.length).toBe(4_600_000);
   });
 });
 

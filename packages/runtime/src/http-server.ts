@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { BadRequestError, log } from '@tessera/core';
+import { BadRequestError, log, MAX_BINARY_BODY_BYTES } from '@tessera/core';
 import {
   errorResponse,
   type HttpResponse,
@@ -115,14 +115,20 @@ function sendJson(res: ServerResponse, response: HttpResponse): void {
   send(res, response);
 }
 
+/**
+ * The body, or 'too-large' when it would not fit in a Lambda request as API Gateway passes it on (a binary
+ * body base64-encoded, as eventFor encodes it).
+ */
 function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
-  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return Promise.resolve('too-large');
+  const binary = !TEXT_TYPES.test(req.headers['content-type'] ?? 'text/plain');
+  const limit = binary ? MAX_BINARY_BODY_BYTES : MAX_BODY_BYTES;
+  if (Number(req.headers['content-length'] ?? 0) > limit) return Promise.resolve('too-large');
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
+      if (size <= limit) return void chunks.push(chunk);
       req.off('data', onData).off('end', onEnd);
       resolve('too-large');
     };
@@ -169,8 +175,8 @@ async function invokeStreaming(
 /** Clients read an answer only once their upload is done: drain a while, then cut the connection. */
 const DRAIN_LIMIT_BYTES = 8 * MAX_BODY_BYTES;
 
-function refuseLargeBody(req: IncomingMessage, res: ServerResponse): void {
-  sendJson(res, payloadTooLargeResponse());
+function refuseLargeBody(req: IncomingMessage, res: ServerResponse, path: string): void {
+  sendJson(res, payloadTooLargeResponse(path));
   let drained = 0;
   req.on('data', (chunk: Buffer) => {
     drained += chunk.length;
@@ -201,7 +207,7 @@ export function createApiServer(routes: LoadedRoute[], fallback: LoadedRoute['ha
         return sendJson(res, methodNotAllowedResponse([...new Set(candidates.map((c) => c.route.method))]));
       }
       const body = await readBody(req);
-      if (body === 'too-large') return refuseLargeBody(req, res);
+      if (body === 'too-large') return refuseLargeBody(req, res, url.pathname);
       const pathParameters = hit ? decodeParams(hit.route.params, hit.match!) : undefined;
       if (pathParameters === 'malformed') {
         return sendJson(
