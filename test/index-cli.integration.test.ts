@@ -3,7 +3,11 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { RuntimeClient } from '@tessera/cli';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BATCH_BYTES, uploadBatch } from '../packages/cli/src/uploads';
+import type { WalkedFile } from '../packages/cli/src/walk';
+import { upload } from './support/ingestion';
 import { call, type RuntimeProcess, spawnRuntime } from './support/runtime';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -152,6 +156,33 @@ describe('tessera index (integration)', () => {
       await capped.stop();
     }
   });
+
+  it('uploads a file too large for a request of its own through the presigned route', async () => {
+    // 4.7 MB: 6.27 MB base64-encoded, more than Lambda takes through API Gateway: no direct upload carries it.
+    const rows = Array.from({ length: 30_000 }, (_, i) => `    ${JSON.stringify(`row ${i} of the ledger`)},`);
+    const source = `def ledger_rows():\n    return [\n${rows.join('\n')}\n    ]\n`;
+    const padded = `${source}${'#'.repeat(4_700_000 - source.length)}\n`;
+    const dir = repo({ 'ledger.py': padded });
+    const walked: WalkedFile = {
+      relative: 'ledger.py',
+      absolute: path.join(dir, 'ledger.py'),
+      size: padded.length,
+    };
+    expect(walked.size).toBeGreaterThan(BATCH_BYTES);
+    const direct = await upload(rt.url, { tenant_id: 'acme' }, [{ name: 'ledger.py', content: padded }]);
+    expect(direct.status).toBe(413);
+    const done = await uploadBatch(new RuntimeClient({ baseUrl: rt.url }), 'acme', [walked]);
+    expect(done.errors).toEqual([]);
+    expect(done.outcomes).toEqual([
+      expect.objectContaining({ source_doc_id: 'ledger.py', status: 'indexed' }),
+    ]);
+    const found = await call(rt.url, 'POST', '/search/', {
+      query: 'ledger rows',
+      tenant_id: 'acme',
+      profile: 'code_lateon_mv',
+    });
+    expect(found.body.results.map((r: { source_doc_id: string }) => r.source_doc_id)).toContain('ledger.py');
+  }, 180_000);
 
   it('counts each graph node and edge once, however many upsert requests carry it', async () => {
     expect((await call(rt.url, 'POST', '/admin/tenants', { tenant_id: 'counts' })).status).toBe(201);
