@@ -1,4 +1,5 @@
 /** `npm run bench [name...]`: runs the benchmarks and prints their figures. */
+import { bundlesBench } from './bundles.bench';
 import { encodersBench } from './encoders.bench';
 import { eventsBench } from './events.bench';
 import { extractBench } from './extract.bench';
@@ -19,6 +20,7 @@ const benches: Record<string, () => Promise<void>> = {
   media: mediaBench,
   encoders: encodersBench,
   web: webBench,
+  bundles: bundlesBench,
 };
 
 const wanted = process.argv.slice(2);
