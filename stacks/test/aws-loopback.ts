@@ -1,7 +1,8 @@
 /**
  * A loopback server speaking the AWS wire protocols of the few calls a deploy and a function's cold start
- * make: STS GetCallerIdentity (query protocol, XML; or JSON 1.0), SSM GetParameter and Secrets Manager
- * GetSecretValue (JSON 1.1). Point the SDK at it with `AWS_ENDPOINT_URL`. It records each call.
+ * make: STS GetCallerIdentity (query protocol, XML; or JSON 1.0), CloudFormation DescribeStacks (query
+ * protocol) of the stacks it is given, SSM GetParameter and Secrets Manager GetSecretValue (JSON 1.1).
+ * Point the SDK at it with `AWS_ENDPOINT_URL`. It records each call.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,7 +17,12 @@ export interface AwsLoopback {
 }
 
 export async function startAwsLoopback(
-  options: { parameters?: Record<string, string>; secrets?: Record<string, string> } = {},
+  options: {
+    parameters?: Record<string, string>;
+    secrets?: Record<string, string>;
+    /** CloudFormation stacks by name, each with its outputs. */
+    stacks?: Record<string, Record<string, string>>;
+  } = {},
 ): Promise<AwsLoopback> {
   const calls: string[] = [];
   const server = createServer((req, res) => {
@@ -30,7 +36,36 @@ export async function startAwsLoopback(
         res.end(JSON.stringify(value));
       };
       const identity = { Account: ACCOUNT, Arn: `arn:aws:iam::${ACCOUNT}:user/deployer`, UserId: 'AIDATEST' };
-      if (new URLSearchParams(body).get('Action') === 'GetCallerIdentity') {
+      const form = new URLSearchParams(body);
+      if (form.get('Action') === 'DescribeStacks') {
+        const name = form.get('StackName') ?? '';
+        calls.push(`CloudFormation.DescribeStacks ${name}`);
+        const outputs = options.stacks?.[name];
+        if (!outputs) {
+          res.writeHead(400, { 'content-type': 'text/xml' });
+          res.end(
+            '<ErrorResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><Error><Type>Sender</Type>' +
+              `<Code>ValidationError</Code><Message>Stack with id ${name} does not exist</Message></Error>` +
+              '<RequestId>1</RequestId></ErrorResponse>',
+          );
+          return;
+        }
+        const members = Object.entries(outputs)
+          .map(
+            ([key, value]) =>
+              `<member><OutputKey>${key}</OutputKey><OutputValue>${value}</OutputValue></member>`,
+          )
+          .join('');
+        res.writeHead(200, { 'content-type': 'text/xml' });
+        res.end(
+          '<DescribeStacksResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><DescribeStacksResult><Stacks><member>' +
+            `<StackName>${name}</StackName><StackId>arn:aws:cloudformation:us-east-1:${ACCOUNT}:stack/${name}/1</StackId>` +
+            `<StackStatus>CREATE_COMPLETE</StackStatus><CreationTime>2026-01-01T00:00:00Z</CreationTime><Outputs>${members}</Outputs>` +
+            '</member></Stacks></DescribeStacksResult><ResponseMetadata><RequestId>1</RequestId></ResponseMetadata></DescribeStacksResponse>',
+        );
+        return;
+      }
+      if (form.get('Action') === 'GetCallerIdentity') {
         calls.push('STS.GetCallerIdentity');
         res.writeHead(200, { 'content-type': 'text/xml' });
         res.end(

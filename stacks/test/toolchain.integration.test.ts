@@ -90,6 +90,59 @@ describe('the CDK toolkit sst deploy drives (integration)', () => {
   });
 });
 
+describe('sst build (integration)', () => {
+  let aws: AwsLoopback;
+  let root: string;
+
+  beforeAll(async () => {
+    // The bootstrap stacks as they stand once an account is bootstrapped; nothing else answers.
+    aws = await startAwsLoopback({
+      stacks: {
+        CDKToolkit: { BootstrapVersion: '28', BucketName: `cdk-hnb659fds-assets-${ACCOUNT}-us-east-1` },
+        SSTBootstrap: { Version: '7.4', BucketName: 'sstbootstrap-assets' },
+      },
+      parameters: { '/cdk-bootstrap/hnb659fds/version': '28' },
+    });
+    root = mkdtempSync(path.join(tmpdir(), 'tessera-sst-'));
+  });
+
+  afterAll(async () => {
+    await aws?.close();
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('synthesizes the stack, asking AWS only who the caller is and whether it is bootstrapped', async () => {
+    const out = path.join(root, 'out');
+    await run(path.join(repoRoot, 'node_modules/.bin/sst'), ['build', '--stage', 'JohnDoe', '--to', out], {
+      cwd: repoRoot,
+      env: isolatedEnv({
+        AWS_ACCESS_KEY_ID: 'AKIATEST',
+        AWS_SECRET_ACCESS_KEY: 'test',
+        AWS_REGION: 'us-east-1',
+        AWS_ENDPOINT_URL: aws.url,
+        SST_TELEMETRY_DISABLED: '1',
+      }),
+      timeout: 240_000,
+    });
+    const template = JSON.parse(
+      readFileSync(path.join(out, 'JohnDoe-tessera-Tessera.template.json'), 'utf8'),
+    );
+    const functions = Object.values(template.Resources as Record<string, { Type: string }>).filter(
+      (resource) => resource.Type === 'AWS::Lambda::Function',
+    );
+    expect(functions.length).toBeGreaterThanOrEqual(
+      routes.length + 1 + schedules.length + queueWorkers.length,
+    );
+    expect(new Set(aws.calls)).toEqual(
+      new Set([
+        'STS.GetCallerIdentity',
+        'CloudFormation.DescribeStacks CDKToolkit',
+        'CloudFormation.DescribeStacks SSTBootstrap',
+      ]),
+    );
+  }, 300_000);
+});
+
 describe('cdk synth (integration)', () => {
   let out: string;
   let template: { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
