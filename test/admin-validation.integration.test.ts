@@ -73,6 +73,11 @@ describe('admin routes refuse bad input and change nothing (integration)', () =>
     expect(
       (await call(rt.url, 'POST', '/admin/tenants', { org_id: 'a-b', tenant_id: 'prod' })).body.detail,
     ).toBe(only('a-b'));
+    // A bare tenant name given with its organization: empty is the name missing, not the colon format.
+    expect(await call(rt.url, 'POST', '/admin/tenants', { org_id: 'ab', tenant_id: '' })).toMatchObject({
+      status: 400,
+      body: { detail: 'tenant_name cannot be empty' },
+    });
     expect(
       (await call(rt.url, 'POST', '/admin/tenants', { tenant_id: 'x', base_schemas: ['nope'] })).status,
     ).toBe(400);

@@ -30,6 +30,8 @@ export type CreateTenantInput = Tenants.CreateTenantRequest;
 export function resolveTenantId(input: { tenant_id: string; org_id?: string }): TenantId {
   if (input.org_id === undefined) return parseTenantId(input.tenant_id);
   const orgId = validateOrgId(input.org_id);
+  // A bare name given with its organization: empty is the name missing, not a malformed `org:` id.
+  if (input.tenant_id === '') throw new BadRequestError('tenant_name cannot be empty');
   if (input.tenant_id.includes(':')) {
     const parsed = parseTenantId(input.tenant_id);
     if (parsed.orgId !== orgId) {
