@@ -74,6 +74,73 @@ describe('parseMultipart', () => {
   });
 });
 
+/** The raw body of a form, and an event carrying `bytes` as its body under the form's content type. */
+async function rawForm(form: FormData): Promise<{ type: string; bytes: Buffer }> {
+  const request = new Request('http://localhost/', { method: 'POST', body: form });
+  return { type: request.headers.get('content-type')!, bytes: Buffer.from(await request.arrayBuffer()) };
+}
+const eventWith = (type: string, bytes: Buffer) =>
+  ({
+    headers: { 'content-type': type },
+    body: bytes.toString('base64'),
+    isBase64Encoded: true,
+  }) as unknown as APIGatewayProxyEventV2;
+
+describe('parseMultipart given hostile forms', () => {
+  it('answers 400 for a body cut inside a file part, and after one, without an unhandled stream error', async () => {
+    const form = new FormData();
+    form.set('tenant_id', 'acme');
+    form.append('file', new Blob([Buffer.alloc(4096, 'a')]), 'a.md');
+    const { type, bytes } = await rawForm(form);
+    const inside = bytes.indexOf('aaaa') + 100;
+    const afterPart = bytes.lastIndexOf('\r\n--');
+    for (const cut of [inside, afterPart, afterPart + 4, bytes.length - 3]) {
+      await expect(parseMultipart(eventWith(type, bytes.subarray(0, cut)), 1 << 20)).rejects.toMatchObject({
+        status: 400,
+        detail: expect.stringMatching(/^Malformed multipart body/),
+      });
+    }
+    // Garbage where a part's headers belong, and a part without a blank line before its body.
+    const boundary = type.split('boundary=')[1]!;
+    for (const corrupt of [
+      `--${boundary}\r\n\u0000\u0001\u0002garbage`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a"\r\nxyz`,
+    ]) {
+      await expect(parseMultipart(eventWith(type, Buffer.from(corrupt)), 1 << 20)).rejects.toMatchObject({
+        status: 400,
+      });
+    }
+  });
+
+  it('refuses a form of more than 50 fields with 413 naming the limit, rather than dropping the rest', async () => {
+    const form = new FormData();
+    for (let i = 0; i < 50; i++) form.set(`f${i}`, 'x');
+    form.set('tenant_id', 'acme');
+    const { type, bytes } = await rawForm(form);
+    await expect(parseMultipart(eventWith(type, bytes), 1024)).rejects.toMatchObject({
+      status: 413,
+      detail: 'The form has more than 50 fields',
+    });
+  });
+
+  it('refuses a field value over its limit and a field given twice, rather than cutting or choosing one', async () => {
+    const long = new FormData();
+    long.set('tenant_id', 'a'.repeat(1024 * 1024 + 1));
+    const big = await rawForm(long);
+    await expect(parseMultipart(eventWith(big.type, big.bytes), 1024)).rejects.toMatchObject({
+      status: 413,
+    });
+    const twice = new FormData();
+    twice.append('tenant_id', 'acme');
+    twice.append('tenant_id', 'other');
+    const raw = await rawForm(twice);
+    await expect(parseMultipart(eventWith(raw.type, raw.bytes), 1024)).rejects.toMatchObject({
+      status: 422,
+      detail: [{ type: 'value_error', loc: ['body', 'tenant_id'], msg: 'Field given more than once' }],
+    });
+  });
+});
+
 describe('httpRoute with a multipart form', () => {
   const context = { awsRequestId: 'r1' } as unknown as Context;
   const route = httpRoute(
