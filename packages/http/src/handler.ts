@@ -82,6 +82,31 @@ function rawBody(event: APIGatewayProxyEventV2): string | undefined {
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
 }
 
+/** Deepest nesting of arrays and objects a JSON body may have: every request is far shallower. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Whether a JSON text nests arrays and objects deeper than `limit`, told by one pass over its brackets
+ * (those inside strings skipped) before it is parsed: a deeper value would overflow the stack of whatever
+ * walks it recursively, from validation to the error that echoes it.
+ */
+export function nestedDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 function parseJsonBody(event: APIGatewayProxyEventV2): unknown {
   const text = rawBody(event);
   if (text === undefined) return undefined;
@@ -90,6 +115,16 @@ function parseJsonBody(event: APIGatewayProxyEventV2): unknown {
     throw new UnsupportedMediaTypeError(
       `Unsupported content type '${contentType || '(none)'}': send a JSON body with 'Content-Type: application/json'`,
     );
+  }
+  if (nestedDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new ValidationError([
+      {
+        type: 'json_invalid',
+        loc: ['body'],
+        msg: `JSON nested deeper than ${MAX_JSON_DEPTH} levels; no request needs that`,
+        input: {},
+      },
+    ]);
   }
   try {
     return JSON.parse(text);

@@ -40,11 +40,49 @@ function isOutage(error: unknown): boolean {
   );
 }
 
+/** How much of a refused request a 422 echoes back in each issue's `input`. */
+export const ECHO_LIMITS = { depth: 3, items: 20, stringChars: 200 } as const;
+
+/**
+ * A bounded copy of a value for an error body: strings cut to 200 characters, arrays and objects to their
+ * first 20 items or keys, and nothing deeper than 3 levels (a deeper value becomes `'…'`). Whatever a client
+ * sent, the answer stays small and cheap to serialize.
+ */
+export function echo(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') {
+    return value.length > ECHO_LIMITS.stringChars ? `${value.slice(0, ECHO_LIMITS.stringChars)}…` : value;
+  }
+  if (typeof value === 'bigint') return String(value);
+  if (typeof value === 'function' || typeof value === 'symbol') return undefined;
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= ECHO_LIMITS.depth) return '…';
+  if (Array.isArray(value)) {
+    const items = value.slice(0, ECHO_LIMITS.items).map((item) => echo(item, depth + 1));
+    return value.length > ECHO_LIMITS.items ? [...items, '…'] : items;
+  }
+  const copy: Record<string, unknown> = {};
+  const entries = Object.entries(value);
+  for (const [key, field] of entries.slice(0, ECHO_LIMITS.items)) {
+    Object.defineProperty(copy, key.length > ECHO_LIMITS.stringChars ? (echo(key) as string) : key, {
+      value: echo(field, depth + 1),
+      enumerable: true,
+    });
+  }
+  if (entries.length > ECHO_LIMITS.items) copy['…'] = `${entries.length - ECHO_LIMITS.items} more keys`;
+  return copy;
+}
+
+/** A 422's issues with their `input` bounded; other details as they are. */
+function bounded(error: HttpError): unknown {
+  if (error.status !== 422 || !Array.isArray(error.detail)) return error.detail;
+  return error.detail.map((issue) => ({ ...issue, input: echo(issue.input) }));
+}
+
 /** Every failure becomes `{detail}`; 5xx other than typed ones never leak internals. */
 export function errorResponse(error: unknown, context: Record<string, unknown> = {}): HttpResponse {
   if (error instanceof HttpError) {
     if (error.status >= 500) log.warn('request failed', { status: error.status, error, ...context });
-    return json(error.status, { detail: error.detail });
+    return json(error.status, { detail: bounded(error) });
   }
   if (isOutage(error)) {
     log.warn('backing service unavailable', { error, ...context });

@@ -97,6 +97,52 @@ describe('httpRoute', () => {
     expect(result.body.detail[0].msg).toMatch(/^JSON decode error/);
   });
 
+  it('answers 422 for JSON nested 5,000 deep, in any field, instead of overflowing the stack', async () => {
+    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+    for (const body of [
+      deep,
+      `{"name":${deep}}`,
+      `{"name":"a","x":${deep.replace(/\[/g, '{"a":').replace(/\]/g, '}').replace('{"a":}', '1')}}`,
+    ]) {
+      const answer = await call(event({ body }));
+      expect(answer.status).toBe(422);
+      expect(answer.body.detail).toEqual([
+        {
+          type: 'json_invalid',
+          loc: ['body'],
+          msg: 'JSON nested deeper than 32 levels; no request needs that',
+          input: {},
+        },
+      ]);
+    }
+    // Brackets inside strings are text, not nesting.
+    expect((await call(event({ body: JSON.stringify({ name: '['.repeat(5000) }) }))).status).toBe(201);
+  });
+
+  it('echoes a bounded copy of what it refuses', async () => {
+    const nested = { a: { b: { c: { d: 1 } } } };
+    const answer = await call(
+      event({ body: JSON.stringify({ name: ['x'.repeat(100_000), ...Array(50).fill(nested)] }) }),
+    );
+    expect(answer.status).toBe(422);
+    const input = answer.body.detail[0].input;
+    expect(input[0]).toBe(`${'x'.repeat(200)}…`);
+    expect(input).toHaveLength(21);
+    expect(input[1]).toEqual({ a: { b: '…' } });
+    expect(input.at(-1)).toBe('…');
+    const wide = await call(
+      event({
+        body: JSON.stringify({
+          count: 'many',
+          name: 5,
+          ...Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`k${i}`, i])),
+        }),
+      }),
+    );
+    expect(wide.status).toBe(422);
+    expect(JSON.stringify(wide.body).length).toBeLessThan(2000);
+  });
+
   it('answers 415 for a body that is not JSON', async () => {
     const result = await call(
       event({ body: 'name=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
