@@ -3,7 +3,8 @@
  * API Gateway v2 (HTTP API) event AWS sends, and calls the route's Lambda handler.
  */
 import { randomUUID } from 'node:crypto';
-import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import http, { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { BadRequestError, log, MAX_BINARY_BODY_BYTES } from '@tessera/core';
 import {
   errorResponse,
@@ -117,13 +118,14 @@ function sendJson(res: ServerResponse, response: HttpResponse): void {
 
 /**
  * The body, or 'too-large' when it would not fit in a Lambda request as API Gateway passes it on (a binary
- * body base64-encoded, as eventFor encodes it).
+ * body base64-encoded, as eventFor encodes it); `gone` when the client hung up before sending all of it
+ * (nobody is left to answer).
  */
-function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+function readBody(req: IncomingMessage): Promise<Buffer | 'too-large' | 'gone'> {
   const binary = !TEXT_TYPES.test(req.headers['content-type'] ?? 'text/plain');
   const limit = binary ? MAX_BINARY_BODY_BYTES : MAX_BODY_BYTES;
   if (Number(req.headers['content-length'] ?? 0) > limit) return Promise.resolve('too-large');
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
@@ -133,7 +135,10 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
       resolve('too-large');
     };
     const onEnd = () => resolve(Buffer.concat(chunks));
-    req.on('data', onData).once('end', onEnd).once('error', reject);
+    req
+      .on('data', onData)
+      .once('end', onEnd)
+      .once('error', () => resolve('gone'));
   });
 }
 
@@ -178,6 +183,7 @@ const DRAIN_LIMIT_BYTES = 8 * MAX_BODY_BYTES;
 function refuseLargeBody(req: IncomingMessage, res: ServerResponse, path: string): void {
   sendJson(res, payloadTooLargeResponse(path));
   let drained = 0;
+  req.once('error', () => req.destroy());
   req.on('data', (chunk: Buffer) => {
     drained += chunk.length;
     if (drained > DRAIN_LIMIT_BYTES) req.destroy();
@@ -191,6 +197,43 @@ function decodeParams(names: string[], match: RegExpExecArray): Record<string, s
   } catch {
     return 'malformed';
   }
+}
+
+/** What Node's HTTP parser refused, as the status and message the client gets. */
+function clientErrorAnswer(error: NodeJS.ErrnoException & { reason?: string }): [number, string] {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, 'Request header fields too large: the request line and headers must fit in 16 KB'];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'Request timeout: the request did not arrive in time'];
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return [413, 'Chunk extensions too large'];
+    default: {
+      // llhttp's reasons are fixed texts ("Invalid character in chunk size", "Content-Length can't be present
+      // with Transfer-Encoding"); nothing of the request is echoed.
+      const reason = typeof error.reason === 'string' ? error.reason.replace(/[^\x20-\x7e]/g, '') : '';
+      return [400, `Malformed HTTP request${reason ? `: ${reason}` : ''}`];
+    }
+  }
+}
+
+/**
+ * Answers a request Node's parser refused (over-long URL or headers, bad chunked encoding, Content-Length
+ * with Transfer-Encoding, a request that never finished) in the plain error shape, where Node would answer an
+ * empty body; then closes the connection, whose framing can no longer be trusted.
+ */
+export function answerClientError(error: NodeJS.ErrnoException & { reason?: string }, socket: Duplex): void {
+  const response = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, detail] = clientErrorAnswer(error);
+  const body = JSON.stringify({ detail });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 export function createApiServer(routes: LoadedRoute[], fallback: LoadedRoute['handler']): Server {
@@ -207,6 +250,7 @@ export function createApiServer(routes: LoadedRoute[], fallback: LoadedRoute['ha
         return sendJson(res, methodNotAllowedResponse([...new Set(candidates.map((c) => c.route.method))]));
       }
       const body = await readBody(req);
+      if (body === 'gone') return void res.destroy();
       if (body === 'too-large') return refuseLargeBody(req, res, url.pathname);
       const pathParameters = hit ? decodeParams(hit.route.params, hit.match!) : undefined;
       if (pathParameters === 'malformed') {
@@ -232,6 +276,7 @@ export function createApiServer(routes: LoadedRoute[], fallback: LoadedRoute['ha
       else res.end();
     }
   });
+  server.on('clientError', answerClientError);
   // Longer than clients keep idle connections (undici: 4 s), so the server is never the one closing a
   // connection a client is reusing at that moment, which the client would see as a reset.
   server.keepAliveTimeout = 65_000;

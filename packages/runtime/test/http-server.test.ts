@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiServer, type LoadedRoute } from '../src/http-server';
@@ -163,5 +163,87 @@ describe('createApiServer', () => {
     const deadline = Date.now() + 2000;
     while (!closedByClient && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(closedByClient).toBe(true);
+  });
+});
+
+/** Sends raw bytes and answers everything the server wrote back before it closed the connection. */
+function rawExchange(port: number, request: string | Buffer, halfClose = false): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk.toString('latin1');
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNRESET' ? resolve(answer) : reject(error),
+    );
+    socket.on('close', () => resolve(answer));
+    socket.write(request, () => {
+      if (halfClose) socket.end();
+    });
+    setTimeout(() => socket.destroy(), 3000).unref();
+  });
+}
+
+/** The status line and JSON body of a raw HTTP answer. */
+function parseRaw(answer: string): { status: number; type?: string; body: unknown } {
+  const [head = '', body = ''] = answer.split('\r\n\r\n');
+  return {
+    status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]),
+    type: /^content-type: (.*)$/im.exec(head)?.[1],
+    body: body ? JSON.parse(body) : undefined,
+  };
+}
+
+describe('createApiServer given requests its HTTP parser refuses', () => {
+  const port = () => (server.address() as AddressInfo).port;
+
+  it('answers each refusal with a JSON body in the plain error shape, not an empty one', async () => {
+    const cases: [string, string, number, RegExp][] = [
+      ['an over-long URL', `GET /files/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431, /too large/],
+      [
+        'over-long headers',
+        `GET /files/a HTTP/1.1\r\nHost: x\r\nx-big: ${'b'.repeat(20_000)}\r\n\r\n`,
+        431,
+        /too large/,
+      ],
+      [
+        'bad chunked encoding',
+        'POST /things/1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n',
+        400,
+        /^Malformed HTTP request: Invalid character in chunk size/,
+      ],
+      [
+        'Content-Length with Transfer-Encoding',
+        'POST /things/1 HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n',
+        400,
+        /^Malformed HTTP request: .*Content-Length.*Transfer-Encoding|Transfer-Encoding.*Content-Length/,
+      ],
+      ['a garbage request line', '\u0000\u0001GARBAGE\r\n\r\n', 400, /^Malformed HTTP request/],
+      [
+        'two Content-Length headers',
+        'POST /things/1 HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab',
+        400,
+        /^Malformed HTTP request/,
+      ],
+    ];
+    for (const [name, request, status, detail] of cases) {
+      const answer = parseRaw(await rawExchange(port(), request));
+      expect(answer.status, name).toBe(status);
+      expect(answer.type, name).toBe('application/json');
+      expect(answer.body, name).toEqual({ detail: expect.stringMatching(detail) });
+    }
+    // The server still answers.
+    expect((await fetch(`${base}/files/a`)).status).toBe(200);
+  });
+
+  it('lets a client go that sends part of its body and hangs up, and goes on answering', async () => {
+    for (const cut of [
+      'POST /things/1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":',
+      'POST /things/1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nabc',
+    ]) {
+      await rawExchange(port(), cut, true);
+    }
+    expect((await fetch(`${base}/things/2`, { method: 'POST', body: '{}' })).status).toBe(200);
   });
 });
