@@ -90,8 +90,16 @@ export const tenantGuard = {
   409: plain('The tenant is marked deleted and refuses all requests until a repeated DELETE finishes.'),
 } as const;
 
-/** Stack-level answers: an oversized body, a body of another type, failed validation, an internal error. */
+/**
+ * Stack-level answers: a request the HTTP layer refuses (malformed framing or percent-encoding, headers over
+ * their limit), an oversized body, a body of another type, failed validation, an internal error.
+ */
 export const stackErrors = {
+  400: plain(
+    'A malformed HTTP request (bad chunked encoding, Content-Length with Transfer-Encoding) or malformed ' +
+      'percent-encoding in the path.',
+  ),
+  431: plain('The request line and headers are over 16 KB.'),
   413: plain('The request body is over 10 MB (or a file over the upload limit).'),
   415: plain('The body is not of the content type the route reads.'),
   422: { description: 'The request failed validation.', schema: ValidationErrorBody },

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { route } from './contract';
 import { plain, taskEventsOutage, tenantGuard, ValidationErrorBody } from './errors';
+import { TaskId } from './ids';
 
 export const TaskState = z.enum(['pending', 'working', 'input-required', 'completed', 'failed', 'cancelled']);
 export type TaskState = z.infer<typeof TaskState>;
@@ -11,7 +12,7 @@ export type TaskKind = z.infer<typeof TaskKind>;
 
 /** The body of a cancel request: an optional reason (the first reason given stays). */
 export const CancelRequest = z
-  .object({ reason: z.string().min(1).max(1000).default('Cancelled on request') })
+  .strictObject({ reason: z.string().min(1).max(1000).default('Cancelled on request') })
   .default({ reason: 'Cancelled on request' });
 export type CancelRequest = z.output<typeof CancelRequest>;
 
@@ -150,7 +151,7 @@ export const workflowEvents = route({
   route: '/events/workflows/{workflow_id}',
   summary: "Server-sent events of a workflow's task",
   description: streamDescription,
-  path: z.object({ workflow_id: z.string().min(1) }),
+  path: z.object({ workflow_id: TaskId }),
   query: StreamQuery,
   stream: true,
   ...streamAnswers,
@@ -163,7 +164,7 @@ export const ingestionEvents = route({
   route: '/events/ingestion/{job_id}',
   summary: "Server-sent events of an ingestion job's task",
   description: streamDescription,
-  path: z.object({ job_id: z.string().min(1) }),
+  path: z.object({ job_id: TaskId }),
   query: StreamQuery,
   stream: true,
   ...streamAnswers,
@@ -181,7 +182,7 @@ export const cancelWorkflow = route({
   method: 'POST',
   route: '/events/workflows/{workflow_id}/cancel',
   summary: 'Request the cancellation of a workflow',
-  path: z.object({ workflow_id: z.string().min(1) }),
+  path: z.object({ workflow_id: TaskId }),
   body: CancelRequest,
   responses: {
     200: { description: 'The cancellation is recorded; the first reason stays.', schema: Cancelled },
@@ -200,7 +201,7 @@ export const queues = route({
   errors: { ...tenantGuard, 503: taskEventsOutage },
 });
 
-const taskPath = z.object({ task_id: z.string().min(1) });
+const taskPath = z.object({ task_id: TaskId });
 const unknownQueue = plain('`No queue found for task <id>`.');
 
 export const queueInfo = route({

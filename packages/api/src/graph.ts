@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { route } from './contract';
 import { outage, plain, tenantGuard } from './errors';
+import { NodeRef, name } from './ids';
 import { queryInt } from './params';
 
 /**
@@ -17,15 +18,16 @@ export function normalizeNodeId(name: string): string {
     .toLowerCase();
 }
 
-const seconds = z.number().finite().min(0);
+/** A time in seconds into a medium: at most 10^9 (about 31 years). */
+const seconds = z.number().min(0).max(1e9);
 
 export const Mention = z
   .object({
-    source_doc_id: z.string().max(1000).default(''),
-    segment_id: z.string().max(1000).default(''),
+    source_doc_id: name(1000).default(''),
+    segment_id: name(1000).default(''),
     ts_start: seconds.default(0),
     ts_end: seconds.default(0),
-    modality: z.string().max(50).default('text'),
+    modality: name(50).default('text'),
     evidence_span: z.string().max(10_000).default(''),
   })
   .meta({ id: 'Mention' });
@@ -47,7 +49,7 @@ export const NodeInput = z
     name: nodeName,
     description: z.string().max(10_000).optional().meta({ description: 'Default empty.' }),
     kind: NodeKind.optional().meta({ description: 'Default `concept`.' }),
-    label: z.string().min(1).max(100).optional().meta({ description: 'Default `Concept`.' }),
+    label: name(100, 1).optional().meta({ description: 'Default `Concept`.' }),
     mentions: z.array(Mention).max(1000).default([]),
   })
   .meta({ id: 'NodeInput' });
@@ -57,14 +59,14 @@ export const EdgeInput = z
   .object({
     source: nodeName,
     target: nodeName,
-    relation: z.string().trim().min(1).max(200),
+    relation: name(200).trim().min(1),
     evidence_span: z.string().max(10_000),
-    segment_id: z.string().max(1000),
+    segment_id: name(1000),
     ts_start: seconds,
     ts_end: seconds,
-    modality: z.string().min(1).max(50),
-    provenance: z.string().min(1).max(100).default('EXTRACTED'),
-    source_doc_id: z.string().max(1000).optional(),
+    modality: name(50, 1),
+    provenance: name(100, 1).default('EXTRACTED'),
+    source_doc_id: name(1000).optional(),
     confidence: z.number().min(0).max(1).default(1),
   })
   .meta({ id: 'EdgeInput' });
@@ -73,9 +75,9 @@ export type EdgeInput = z.infer<typeof EdgeInput>;
 /** Nodes, and edges, one upsert takes at most. */
 export const MAX_ITEMS = 10_000;
 
-export const UpsertRequest = z.object({
+export const UpsertRequest = z.strictObject({
   tenant_id: z.string(),
-  source_doc_id: z.string().max(1000).default(''),
+  source_doc_id: name(1000).default(''),
   nodes: z.array(NodeInput).max(MAX_ITEMS).default([]),
   edges: z.array(EdgeInput).max(MAX_ITEMS).default([]),
 });
@@ -170,18 +172,18 @@ const tenant = { tenant_id: z.string() };
 
 export const SearchQuery = z.object({
   ...tenant,
-  q: z.string().min(1),
+  q: z.string().min(1).max(1000),
   top_k: queryInt({ min: 1, max: 100, default: 10 }),
 });
 export const NeighborsQuery = z.object({
   ...tenant,
-  node: z.string().min(1).meta({ description: 'A node name or id.' }),
+  node: NodeRef.meta({ description: 'A node name or id.' }),
   depth: queryInt({ min: 1, max: 3, default: 1 }),
 });
 export const PathQuery = z.object({
   ...tenant,
-  source: z.string().min(1),
-  target: z.string().min(1),
+  source: NodeRef,
+  target: NodeRef,
   max_depth: queryInt({ min: 1, max: 6, default: 4 }),
 });
 export const StatsQuery = z.object(tenant);

@@ -18,6 +18,7 @@ export {
 export * as Events from './events';
 export * as Graph from './graph';
 export * as Health from './health';
+export { Actor, MediaType, NodeRef, ProfileName, TaskId } from './ids';
 export * as Ingestion from './ingestion';
 export * as OpenApi from './openapi-route';
 export * as Organizations from './organizations';

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { route } from './contract';
 import { outage, plain, tenantGuard } from './errors';
 import { Cancelled, CancelRequest, cancelErrors, TaskEvent } from './events';
+import { MediaType, ProfileName, TaskId } from './ids';
 import { queryBoolean } from './params';
 
 export const JobState = z.enum(['queued', 'running', 'complete', 'failed', 'cancelled']);
@@ -109,26 +110,26 @@ export const JobStatus = z.object({
 export type JobStatus = z.infer<typeof JobStatus>;
 
 /** The text fields of an upload's form (its files come in `file` parts). */
-export const UploadFields = z.object({
+export const UploadFields = z.strictObject({
   tenant_id: z.string(),
-  profile: z.string().min(1).optional().meta({ description: 'Default: by file extension.' }),
+  profile: ProfileName.optional().meta({ description: 'Default: by file extension.' }),
   wait: queryBoolean(false),
 });
 export type UploadFields = z.output<typeof UploadFields>;
 
-export const PresignRequest = z.object({
+export const PresignRequest = z.strictObject({
   tenant_id: z.string(),
   filename: z.string().min(1).max(1000),
   size: z.number().int().min(0),
-  profile: z.string().min(1).optional(),
-  content_type: z.string().min(1).max(200).optional(),
+  profile: ProfileName.optional(),
+  content_type: MediaType.optional().meta({ description: 'The Content-Type the PUT must carry.' }),
 });
 export type PresignRequest = z.output<typeof PresignRequest>;
 
 export const StartRequest = z
-  .object({
+  .strictObject({
     tenant_id: z.string(),
-    profile: z.string().min(1).optional(),
+    profile: ProfileName.optional(),
     prefix: z.string().min(1).max(1000).optional(),
     keys: z.array(z.string().min(1).max(1000)).min(1).max(10_000).optional(),
   })
@@ -218,7 +219,7 @@ export const status = route({
   method: 'GET',
   route: '/ingestion/{job_id}/events',
   summary: "A job's state, result and status entries",
-  path: z.object({ job_id: z.string().min(1).max(200) }),
+  path: z.object({ job_id: TaskId }),
   responses: { 200: { description: 'The job.', schema: JobStatus } },
   errors: { 404: plain('`No ingestion job found with ID <id>`.'), 503: outage },
 });
@@ -230,7 +231,7 @@ export const cancel = route({
   route: '/events/ingestion/{job_id}/cancel',
   summary: 'Request the cancellation of an ingestion job',
   description: 'A queued job is settled at once, without running.',
-  path: z.object({ job_id: z.string().min(1) }),
+  path: z.object({ job_id: TaskId }),
   body: CancelRequest,
   responses: {
     200: { description: 'The cancellation is recorded; the first reason stays.', schema: Cancelled },

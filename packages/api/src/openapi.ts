@@ -1,7 +1,8 @@
 /**
  * The OpenAPI 3.1 document of every route, built from the contracts: each operation with its parameters,
  * body, success answers and error answers. The stack's own answers are added where they apply: 422 for a
- * route that validates anything, 413 and 415 for a route that reads a body, and 500 everywhere.
+ * route that validates anything, 413 and 415 for a route that reads a body, and 400 (a request the HTTP
+ * layer refuses), 431 and 500 everywhere.
  */
 import type { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
@@ -17,7 +18,7 @@ function content(answer: Answer, type = 'application/json') {
 
 /** The error answers of a route: the stack's where they apply, then the route's own over them. */
 export function errorAnswers(contract: RouteContract): Record<number, Answer> {
-  const answers: Record<number, Answer> = {};
+  const answers: Record<number, Answer> = { 400: stackErrors[400], 431: stackErrors[431] };
   if (contract.body || contract.form)
     Object.assign(answers, { 413: stackErrors[413], 415: stackErrors[415] });
   if (contract.path || contract.query || contract.body || contract.form) answers[422] = stackErrors[422];
@@ -45,7 +46,13 @@ function operation(contract: RouteContract): ZodOpenApiOperationObject {
         }
       : {}),
     ...(contract.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: contract.body } } } }
+      ? {
+          requestBody: {
+            // A body with defaults for everything (a cancel's reason) may be left out.
+            required: !contract.body.safeParse(undefined).success,
+            content: { 'application/json': { schema: contract.body } },
+          },
+        }
       : {}),
     ...(contract.form
       ? {

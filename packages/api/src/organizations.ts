@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { route } from './contract';
 import { outage, plain, TenantDeleteIncomplete } from './errors';
+import { Actor, name } from './ids';
 import { Tenant } from './tenants';
 
 export const Organization = z
@@ -17,10 +18,10 @@ export const Organization = z
   .meta({ id: 'Organization' });
 export type Organization = z.infer<typeof Organization>;
 
-export const CreateOrganizationRequest = z.object({
+export const CreateOrganizationRequest = z.strictObject({
   org_id: z.string(),
-  org_name: z.string().min(1).optional(),
-  created_by: z.string().min(1).default('api'),
+  org_name: name(200, 1).optional(),
+  created_by: Actor.default('api'),
 });
 export type CreateOrganizationRequest = z.output<typeof CreateOrganizationRequest>;
 

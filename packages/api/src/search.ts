@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { route } from './contract';
 import { outage, plain, tenantGuard } from './errors';
+import { ProfileName } from './ids';
 
 /** The nine ranking strategies (document 3). */
 export const RankingStrategy = z
@@ -25,12 +26,12 @@ export type ProfileType = z.infer<typeof ProfileType>;
 export const EmbeddingType = z.enum(['multi_vector', 'single_vector']);
 export type EmbeddingType = z.infer<typeof EmbeddingType>;
 
-export const SearchRequest = z.object({
+export const SearchRequest = z.strictObject({
   query: z.string().min(1).max(10_000),
   tenant_id: z.string(),
-  profile: z.string().min(1).optional(),
+  profile: ProfileName.optional(),
   profiles: z
-    .array(z.string().min(1))
+    .array(ProfileName)
     .min(1)
     .max(10)
     .optional()

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { route } from './contract';
 import { outage, plain, TenantDeleteIncomplete, tenantGuard } from './errors';
+import { Actor } from './ids';
 
 /**
  * `creating` tenants are invisible to readers until activated; `marked_deleted` ones refuse all traffic
@@ -27,11 +28,11 @@ export const Tenant = z
   .meta({ id: 'Tenant' });
 export type Tenant = z.infer<typeof Tenant>;
 
-export const CreateTenantRequest = z.object({
+export const CreateTenantRequest = z.strictObject({
   tenant_id: z.string().meta({ description: 'A full `org:tenant` id, or a bare tenant name with `org_id`.' }),
   org_id: z.string().optional(),
-  created_by: z.string().min(1).default('api'),
-  base_schemas: z.array(z.string().min(1)).min(1).max(20).optional(),
+  created_by: Actor.default('api'),
+  base_schemas: z.array(z.string().min(1).max(100)).min(1).max(20).optional(),
 });
 export type CreateTenantRequest = z.output<typeof CreateTenantRequest>;
 
@@ -43,7 +44,7 @@ export const TenantDeleted = z.object({
 });
 export type TenantDeleted = z.infer<typeof TenantDeleted>;
 
-export const SetTierRequest = z.object({
+export const SetTierRequest = z.strictObject({
   tier: z
     .string()
     .regex(/^[a-z0-9_-]{1,32}$/, 'tier must be 1 to 32 lower-case letters, digits, hyphens or underscores'),

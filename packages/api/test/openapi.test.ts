@@ -120,11 +120,14 @@ describe('the OpenAPI document', () => {
       errors: {},
     });
     const built = openApiDocument([ping]) as unknown as { paths: Record<string, Record<string, Operation>> };
+    // 400 and 431: what the HTTP layer refuses (framing, percent-encoding, header size) on any route.
     expect(Object.keys(built.paths['/ping']!.post!.responses).sort()).toEqual([
       '200',
+      '400',
       '413',
       '415',
       '422',
+      '431',
       '500',
     ]);
   });

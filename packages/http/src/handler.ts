@@ -126,9 +126,12 @@ function parseJsonBody(event: APIGatewayProxyEventV2): unknown {
       },
     ]);
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    // Only a `\uD8xx`-style escape can make an unpaired surrogate: decoded UTF-8 never holds one.
+    parsed = JSON.parse(text, /\\u[dD][89a-fA-F]/.test(text) ? refuseUnpairedSurrogates : undefined);
   } catch (error) {
+    if (error instanceof ValidationError) throw error;
     throw new ValidationError([
       {
         type: 'json_invalid',
@@ -138,6 +141,24 @@ function parseJsonBody(event: APIGatewayProxyEventV2): unknown {
       },
     ]);
   }
+  return parsed;
+}
+
+const UNPAIRED = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** A JSON.parse reviver refusing strings (values or keys) that are not Unicode text: no store could keep them. */
+function refuseUnpairedSurrogates(key: string, value: unknown): unknown {
+  if (UNPAIRED.test(key) || (typeof value === 'string' && UNPAIRED.test(value))) {
+    throw new ValidationError([
+      {
+        type: 'string_unicode',
+        loc: ['body'],
+        msg: 'JSON string holds an unpaired surrogate (\\uD800-\\uDFFF): it is not Unicode text',
+        input: {},
+      },
+    ]);
+  }
+  return value;
 }
 
 /** Parses a multipart body, validates its fields as `body` and keeps the files of the form's file field. */

@@ -72,10 +72,10 @@ export function echo(value: unknown, depth = 0): unknown {
   return copy;
 }
 
-/** A 422's issues with their `input` bounded; other details as they are. */
+/** A 422's first 100 issues with their `input` bounded; other details as they are. */
 function bounded(error: HttpError): unknown {
   if (error.status !== 422 || !Array.isArray(error.detail)) return error.detail;
-  return error.detail.map((issue) => ({ ...issue, input: echo(issue.input) }));
+  return error.detail.slice(0, 100).map((issue) => ({ ...issue, input: echo(issue.input) }));
 }
 
 /** Every failure becomes `{detail}`; 5xx other than typed ones never leak internals. */

@@ -57,7 +57,11 @@ function describe(issue: z.core.$ZodIssue): { type: string; msg: string } {
           .replace(/, ([^,]*)$/, ' or $1')}`,
       };
     case 'unrecognized_keys':
-      return { type: 'extra_forbidden', msg: `Extra inputs are not permitted: ${issue.keys.join(', ')}` };
+      return { type: 'extra_forbidden', msg: 'Extra inputs are not permitted' };
+    case 'invalid_format':
+      return issue.format === 'regex'
+        ? { type: 'string_pattern_mismatch', msg: `String should match the pattern: ${issue.message}` }
+        : { type: 'value_error', msg: issue.message };
     default:
       return { type: 'value_error', msg: issue.message };
   }
@@ -73,18 +77,29 @@ function valueAt(root: unknown, path: PropertyKey[]): unknown {
   return value;
 }
 
+/** Unknown fields named one by one; the rest are counted in one issue. */
+const MAX_NAMED_EXTRAS = 20;
+
 export function issuesFromZod(location: Location, error: z.ZodError, root?: unknown): ValidationIssue[] {
-  return error.issues.map((issue) => {
+  return error.issues.flatMap((issue) => {
     const { type, msg } = describe(issue);
+    const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+    // As FastAPI does, each unknown field is its own issue, located at that field.
+    if (issue.code === 'unrecognized_keys') {
+      const named = issue.keys.slice(0, MAX_NAMED_EXTRAS).map((key) => ({
+        type,
+        loc: [location, ...path, key],
+        msg,
+        input: valueAt(root, [...issue.path, key]) ?? null,
+      }));
+      const more = issue.keys.length - named.length;
+      if (more === 0) return named;
+      return [...named, { type, loc: [location, ...path], msg: `${msg}: ${more} more fields`, input: null }];
+    }
     // As FastAPI does, a missing field reports the object it is missing from.
     const input =
       type === 'missing' ? (valueAt(root, issue.path.slice(0, -1)) ?? null) : (issue.input ?? null);
-    return {
-      type,
-      loc: [location, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
-      msg,
-      input,
-    };
+    return [{ type, loc: [location, ...path], msg, input }];
   });
 }
 
