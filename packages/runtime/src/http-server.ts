@@ -142,6 +142,8 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too-large' | 'gone'> 
   });
 }
 
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection']);
+
 async function invokeStreaming(
   route: CompiledRoute,
   event: APIGatewayProxyEventV2,
@@ -151,7 +153,12 @@ async function invokeStreaming(
 ): Promise<void> {
   const stream = new ResponseStream({
     open(metadata) {
-      const headers: Record<string, string | string[]> = { ...(metadata.headers ?? {}) };
+      const headers: Record<string, string | string[]> = {};
+      // Hop-by-hop headers are the connection's, not the handler's (a function URL drops them too): a
+      // handler's `connection: keep-alive` must not keep open a connection its client asked to close.
+      for (const [name, value] of Object.entries(metadata.headers ?? {})) {
+        if (!HOP_BY_HOP.has(name.toLowerCase())) headers[name] = value;
+      }
       if (metadata.cookies?.length) headers['set-cookie'] = metadata.cookies;
       res.writeHead(metadata.statusCode ?? 200, headers);
       res.flushHeaders();
@@ -180,13 +187,22 @@ async function invokeStreaming(
 /** Clients read an answer only once their upload is done: drain a while, then cut the connection. */
 const DRAIN_LIMIT_BYTES = 8 * MAX_BODY_BYTES;
 
+/**
+ * Answers 413 at once, whole, but ends the response only once the client stopped sending: a connection
+ * closed while the client still writes is reset, and a reset loses the answer the client has not read yet
+ * (Node closes a `Connection: close` request's socket as soon as its response ends).
+ */
 function refuseLargeBody(req: IncomingMessage, res: ServerResponse, path: string): void {
-  sendJson(res, payloadTooLargeResponse(path));
+  const answer = payloadTooLargeResponse(path);
+  const body = Buffer.from(answer.body);
+  res.writeHead(413, { ...answer.headers, 'content-length': String(body.length), connection: 'close' });
+  res.write(body);
   let drained = 0;
-  req.once('error', () => req.destroy());
+  req.once('error', () => res.destroy());
+  req.once('end', () => res.end());
   req.on('data', (chunk: Buffer) => {
     drained += chunk.length;
-    if (drained > DRAIN_LIMIT_BYTES) req.destroy();
+    if (drained > DRAIN_LIMIT_BYTES) res.destroy();
   });
   req.resume();
 }
