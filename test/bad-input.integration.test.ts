@@ -1,0 +1,341 @@
+/**
+ * The generated bad-input corpus (test/support/corpus.ts) against one runtime child process: every route
+ * of @tessera/api, hundreds of hostile variants of a valid request. No case may answer 5xx or end the
+ * process, every 4xx must be an error its route's contract lists, in one of the spec's shapes, and no case
+ * may change anything stored (DynamoDB items, S3 objects, queue counts, search-backend files).
+ */
+import { appendFileSync } from 'node:fs';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { contracts, MediaType } from '@tessera/api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkAnswer } from './support/contract';
+import { type BadRequest, type Baseline, casesOf } from './support/corpus';
+import { jobEnded, upload } from './support/ingestion';
+import { rawRequest } from './support/raw-http';
+import { call, type RuntimeProcess, spawnRuntime } from './support/runtime';
+import { differences, storeReader } from './support/state';
+
+const TENANT = 'acme:prod';
+const MAX_FILE_BYTES = 100_000;
+
+let rt: RuntimeProcess;
+let doneJob: string;
+let queuedJob: string;
+
+beforeAll(async () => {
+  rt = await spawnRuntime({
+    env: { TESSERA_SCHEDULER: 'off', TESSERA_UPLOAD_MAX_BYTES: String(MAX_FILE_BYTES) },
+  });
+  for (const tenant_id of [TENANT, 'acme:other', 'acme:victim', 'victimorg:t1']) {
+    expect((await call(rt.url, 'POST', '/admin/tenants', { tenant_id })).status).toBe(201);
+  }
+  const done = await upload(rt.url, { tenant_id: TENANT, wait: 'true' }, [
+    { name: 'keys.md', content: '# Keys\n\nRotate keys every ninety days.\n\nStore them in the vault.' },
+  ]);
+  expect(done.status).toBe(200);
+  doneJob = done.body.job_id;
+  await jobEnded(rt.url, doneJob);
+  const graph = await call(rt.url, 'POST', '/graph/upsert', {
+    tenant_id: TENANT,
+    nodes: [{ name: 'alpha' }, { name: 'beta' }],
+    edges: [
+      {
+        source: 'alpha',
+        target: 'beta',
+        relation: 'calls',
+        evidence_span: 'alpha()',
+        segment_id: 'function:alpha',
+        ts_start: 0,
+        ts_end: 0,
+        modality: 'code',
+      },
+    ],
+  });
+  expect(graph.status).toBe(200);
+  const presigned = await call(rt.url, 'POST', '/ingestion/uploads', {
+    tenant_id: TENANT,
+    filename: 'later.md',
+    size: 10,
+  });
+  expect(presigned.status).toBe(201);
+  queuedJob = presigned.body.job_id;
+  const s3 = new S3Client({
+    endpoint: rt.emulatorUrl,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: 'tessera-local-uploads',
+      Key: `tenants/${TENANT}/placed.md`,
+      Body: '# Placed\n\ntext',
+    }),
+  );
+}, 180_000);
+
+afterAll(async () => {
+  await rt?.stop();
+});
+
+/** An organization id or tenant name by the spec's rule. */
+const isName = (value: string) => /^[A-Za-z0-9_]{1,64}$/.test(value) && value !== '__system__';
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const UNPAIRED = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** Free text without control characters or unpaired surrogates, as names and source ids are. */
+const isText = (max: number) => (value: string) =>
+  value.length <= max && !CONTROL.test(value) && !UNPAIRED.test(value);
+/** A file name ingestion takes, after dropping empty, `.` and `..` segments (see cleanName). */
+const isFileName = (value: string) =>
+  isText(1000)(value) && value.split(/[/\\]/).some((segment) => !['', '.', '..'].includes(segment));
+
+/** A valid request of each route, by `group.id`; path values in the order of the route's parameters. */
+function baselines(): Record<string, Omit<Baseline, 'path'> & { path?: string[] }> {
+  return {
+    'health.health': { writes: false },
+    'organizations.createOrganization': {
+      body: { org_id: 'freshorg', org_name: 'Fresh', created_by: 'corpus' },
+      writes: true,
+      accepts: { org_id: isName },
+    },
+    'organizations.listOrganizations': { writes: false },
+    'organizations.getOrganization': { path: ['acme'], writes: false },
+    'organizations.listOrganizationTenants': { path: ['acme'], writes: false },
+    'organizations.deleteOrganization': { path: ['victimorg'], writes: true },
+    'tenants.createTenant': {
+      body: { tenant_id: 'fresh', org_id: 'acme', created_by: 'corpus', base_schemas: ['document_text'] },
+      writes: true,
+      accepts: {
+        tenant_id: (v) => isName(v) || (v.startsWith('acme:') && isName(v.slice(5))),
+        org_id: isName,
+      },
+    },
+    'tenants.getTenant': { path: [TENANT], writes: false },
+    'tenants.deleteTenant': { path: ['acme:victim'], writes: true },
+    'tenants.setTenantTier': {
+      path: [TENANT],
+      body: { tier: 'pro' },
+      writes: true,
+      accepts: { tier: (v) => /^[a-z0-9_-]{1,32}$/.test(v) },
+    },
+    'tenants.getTenantTier': { path: [TENANT], writes: false },
+    'schemas.reconcileOrphans': {
+      query: { dry_run: 'true', include_tenant_orphans: 'false' },
+      writes: false,
+    },
+    'schemas.schemaDrift': { writes: false },
+    'search.search': {
+      body: {
+        query: 'rotate keys',
+        tenant_id: TENANT,
+        profile: 'document_text_semantic',
+        strategy: 'hybrid_binary_bm25',
+        top_k: 5,
+      },
+      writes: false,
+    },
+    'search.profiles': { query: { tenant_id: TENANT }, writes: false },
+    'graph.upsert': {
+      body: {
+        tenant_id: TENANT,
+        source_doc_id: 'corpus.md',
+        nodes: [
+          {
+            name: 'Corpus Node',
+            description: 'A node of the corpus',
+            kind: 'concept',
+            label: 'Concept',
+            mentions: [
+              {
+                source_doc_id: 'corpus.md',
+                segment_id: 's1',
+                ts_start: 0,
+                ts_end: 0,
+                modality: 'text',
+                evidence_span: 'corpus',
+              },
+            ],
+          },
+        ],
+        edges: [
+          {
+            source: 'Corpus Node',
+            target: 'alpha',
+            relation: 'mentions',
+            evidence_span: 'corpus',
+            segment_id: 's1',
+            ts_start: 0,
+            ts_end: 0,
+            modality: 'text',
+            provenance: 'EXTRACTED',
+            source_doc_id: 'corpus.md',
+            confidence: 1,
+          },
+        ],
+      },
+      writes: true,
+      accepts: { source_doc_id: isText(1000) },
+    },
+    'graph.search': { query: { tenant_id: TENANT, q: 'alpha', top_k: '5' }, writes: false },
+    'graph.neighbors': { query: { tenant_id: TENANT, node: 'alpha', depth: '2' }, writes: false },
+    'graph.path': {
+      query: { tenant_id: TENANT, source: 'alpha', target: 'beta', max_depth: '3' },
+      writes: false,
+    },
+    'graph.stats': { query: { tenant_id: TENANT }, writes: false },
+    'events.workflowEvents': {
+      path: ['workflow_0123456789abcdef'],
+      query: { from_offset: '0' },
+      writes: false,
+    },
+    'events.ingestionEvents': { path: [doneJob], query: { from_offset: '0' }, writes: false },
+    'ingestion.upload': {
+      query: { wait: 'false' },
+      form: {
+        fields: { tenant_id: TENANT, profile: 'document_text_semantic' },
+        files: [{ name: 'corpus.md', content: '# Corpus\n\nSome text.' }],
+      },
+      writes: true,
+      accepts: { filename: isFileName },
+    },
+    'ingestion.presign': {
+      body: {
+        tenant_id: TENANT,
+        filename: 'big.md',
+        size: 1000,
+        profile: 'document_text_semantic',
+        content_type: 'text/markdown',
+      },
+      writes: true,
+      accepts: { filename: isFileName, content_type: (v) => MediaType.safeParse(v).success },
+    },
+    'ingestion.start': {
+      body: { tenant_id: TENANT, profile: 'document_text_semantic', keys: ['placed.md'] },
+      writes: true,
+      // A key names the object it cleans to: `./placed.md` is placed.md.
+      accepts: {
+        keys: (v) =>
+          isFileName(v) &&
+          v
+            .split(/[/\\]/)
+            .filter((s) => !['', '.', '..'].includes(s))
+            .join('/') === 'placed.md',
+      },
+    },
+    'ingestion.status': { path: [doneJob], writes: false },
+    'events.cancelWorkflow': {
+      path: ['workflow_0123456789abcdef'],
+      body: { reason: 'corpus' },
+      writes: true,
+    },
+    'ingestion.cancel': { path: [queuedJob], body: { reason: 'corpus' }, writes: true },
+    'events.queues': { query: { tenant_id: TENANT }, writes: false },
+    'events.queueInfo': { path: [doneJob], writes: false },
+    'events.queueOffset': { path: [doneJob], writes: false },
+    'openapi.openapi': { writes: false },
+  };
+}
+
+function corpus(): { cases: BadRequest[]; writes: Set<string> } {
+  const known = baselines();
+  const cases: BadRequest[] = [];
+  const writes = new Set<string>();
+  for (const contract of contracts) {
+    const baseline = known[`${contract.group}.${contract.id}`];
+    if (!baseline) throw new Error(`No baseline for ${contract.group}.${contract.id}: add one`);
+    const names = [...contract.route.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+    const path = Object.fromEntries(names.map((name, i) => [name, baseline.path?.[i] ?? '']));
+    if (baseline.writes) writes.add(`${contract.method} ${contract.route}`);
+    cases.push(...casesOf(contract.method, contract.route, { ...baseline, path }, MAX_FILE_BYTES));
+  }
+  return { cases, writes };
+}
+
+const SPEC_SHAPES = [
+  (d: unknown) => typeof d === 'string',
+  (d: unknown) => Array.isArray(d) && d.every((i) => i && typeof i.type === 'string' && Array.isArray(i.loc)),
+  (d: unknown) =>
+    typeof d === 'object' &&
+    d !== null &&
+    typeof (d as { message?: unknown }).message === 'string' &&
+    (Array.isArray((d as { errors?: unknown }).errors) ||
+      typeof (d as { error?: unknown }).error === 'string'),
+];
+
+describe('the bad-input corpus (integration)', () => {
+  it('refuses or answers every case with a 4xx in the spec shapes, never a 5xx, and changes nothing', async () => {
+    const { cases, writes } = corpus();
+    const reader = storeReader(rt.emulatorUrl!, `${rt.dataDir}/lancedb`);
+    let before = await reader.snapshot();
+    // The reader sees a quiet store: two snapshots taken apart are equal.
+    expect(await reader.snapshot()).toEqual(before);
+    const serverErrors: string[] = [];
+    const unanswered: string[] = [];
+    const offContract: string[] = [];
+    const acceptedWrites: string[] = [];
+    const stateChanges: string[] = [];
+    const byStatus = new Map<number, number>();
+    const started = Date.now();
+    for (const [index, bad] of cases.entries()) {
+      const label = `#${index} ${bad.route} ${bad.kind}`;
+      const answer = await rawRequest(rt.url, bad);
+      byStatus.set(answer.status, (byStatus.get(answer.status) ?? 0) + 1);
+      const text = answer.body.toString('utf8');
+      if (answer.status === 0 || answer.timedOut)
+        unanswered.push(`${label}: ${answer.timedOut ? 'timed out' : 'no answer'}`);
+      else if (answer.status >= 500) serverErrors.push(`${label}: ${answer.status} ${text.slice(0, 300)}`);
+      else if (answer.status >= 400) {
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          offContract.push(
+            `${label}: ${answer.status} answered a body that is not JSON: ${text.slice(0, 200)}`,
+          );
+        }
+        if (body !== undefined) {
+          const detail = (body as { detail?: unknown }).detail;
+          if (!SPEC_SHAPES.some((shape) => shape(detail)))
+            offContract.push(`${label}: ${answer.status} in no spec shape: ${text.slice(0, 200)}`);
+          try {
+            checkAnswer(bad.method, bad.target, answer.status, body);
+          } catch (error) {
+            offContract.push(`${label}: ${(error as Error).message.slice(0, 400)}`);
+          }
+        }
+      } else if (writes.has(bad.route) && bad.route.startsWith(bad.method)) {
+        acceptedWrites.push(`${label}: ${answer.status} ${text.slice(0, 200)}`);
+      }
+      if (rt.child.exitCode !== null || rt.child.signalCode !== null) {
+        throw new Error(`The runtime exited after ${label}:\n${rt.output().slice(-3000)}`);
+      }
+      const after = await reader.snapshot();
+      if (process.env.CORPUS_LOG)
+        appendFileSync(process.env.CORPUS_LOG, `${Date.now() - started} ${label} ${answer.status}\n`);
+      const changed = differences(before, after);
+      if (changed.length > 0) {
+        stateChanges.push(`${label}:\n${changed.join('\n')}`);
+        before = after;
+      }
+    }
+    const statuses = [...byStatus].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`);
+    process.stdout.write(
+      `bad-input corpus: ${cases.length} cases over ${contracts.length} routes in ${Math.round((Date.now() - started) / 1000)} s; ` +
+        `5xx: ${serverErrors.length}; state changes: ${stateChanges.length}; unanswered: ${unanswered.length}; ` +
+        `off-contract 4xx: ${offContract.length}; writes accepted: ${acceptedWrites.length}; ` +
+        `by status {${statuses.join(', ')}}\n`,
+    );
+    const report = (name: string, list: string[]) =>
+      list.length ? `${name} (${list.length}):\n${list.slice(0, 40).join('\n')}\n` : '';
+    const problems =
+      report('5xx', serverErrors) +
+      report('unanswered', unanswered) +
+      report('off-contract', offContract) +
+      report('writes accepted', acceptedWrites) +
+      report('state changes', stateChanges);
+    expect(problems).toBe('');
+    expect(cases.length).toBeGreaterThan(500);
+    expect((await call(rt.url, 'GET', '/health')).status).toBe(200);
+  }, 600_000);
+});
