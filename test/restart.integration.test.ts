@@ -1,5 +1,9 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
+import { jobEnded } from './support/ingestion';
 import { call, spawnRuntime, tempDataDir } from './support/runtime';
 
 const s3 = (endpoint: string) =>
@@ -21,7 +25,101 @@ async function until<T>(probe: () => Promise<T>, ok: (value: T) => boolean, time
   }
 }
 
+/** A TCP port nothing listens on right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The addresses a process listens on (TCP, from /proc), as `address:port`. */
+function listeningAddresses(pid: number): string[] {
+  const inodes = new Set(
+    readdirSync(`/proc/${pid}/fd`)
+      .map((fd) => {
+        try {
+          return /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+        } catch {
+          return undefined;
+        }
+      })
+      .filter((inode) => inode !== undefined),
+  );
+  const addresses: string[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').trim().split('\n').slice(1)) {
+      const [, local, , state, , , , , , inode] = line.trim().split(/\s+/);
+      if (state !== '0A' || !inodes.has(inode!)) continue;
+      const [hex, port] = local!.split(':');
+      const address =
+        hex!.length === 8
+          ? hex!
+              .match(/../g)!
+              .reverse()
+              .map((byte) => Number.parseInt(byte, 16))
+              .join('.')
+          : hex === '00000000000000000000000001000000'
+            ? '::1'
+            : hex === '00000000000000000000000000000000'
+              ? '::'
+              : hex!;
+      addresses.push(`${address}:${Number.parseInt(port!, 16)}`);
+    }
+  }
+  return addresses;
+}
+
 describe('runtime restarts (integration)', () => {
+  it('listens on loopback only, hands out URLs of the one emulator endpoint, and a presigned PUT works after a restart', async () => {
+    const dataDir = tempDataDir();
+    const port = await freePort();
+    const env = { TESSERA_EMULATOR_PORT: String(port) };
+    const first = await spawnRuntime({ dataDir, env });
+    let second: Awaited<ReturnType<typeof spawnRuntime>> | undefined;
+    try {
+      const endpoint = `http://127.0.0.1:${port}`;
+      expect(first.emulatorUrl).toBe(endpoint);
+      const listening = listeningAddresses(first.child.pid!);
+      expect(listening).toContain(`127.0.0.1:${port}`);
+      expect(listening.filter((address) => !address.startsWith('127.0.0.1:'))).toEqual([]);
+
+      const sqs = new SQSClient({
+        endpoint,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+      });
+      const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'tessera-local-ingestion' }));
+      expect(new URL(QueueUrl!).origin).toBe(endpoint);
+
+      expect((await call(first.url, 'POST', '/admin/tenants', { tenant_id: 'acme:prod' })).status).toBe(201);
+      const content = '# Later\n\nA file sent after a restart.';
+      const presigned = await call(first.url, 'POST', '/ingestion/uploads', {
+        tenant_id: 'acme:prod',
+        filename: 'later.md',
+        size: Buffer.byteLength(content),
+      });
+      expect(presigned.status).toBe(201);
+      expect(new URL(presigned.body.upload.url).origin).toBe(endpoint);
+      expect(await first.stop('SIGINT')).toBe(0);
+
+      second = await spawnRuntime({ dataDir, env });
+      const put = await fetch(presigned.body.upload.url, {
+        method: 'PUT',
+        headers: presigned.body.upload.headers,
+        body: content,
+      });
+      expect(put.status).toBe(200);
+      const job = await jobEnded(second.url, presigned.body.job_id);
+      expect(job).toMatchObject({ state: 'complete', result: { files: [{ status: 'indexed' }] } });
+    } finally {
+      await second?.stop();
+      await first.stop();
+    }
+  });
+
   it('shuts down cleanly on Ctrl-C and sees every earlier record, object and table after a restart', async () => {
     const dataDir = tempDataDir();
     const first = await spawnRuntime({ dataDir });

@@ -4,7 +4,7 @@ import { type Emulators, startEmulators } from './emulators';
 import { setAwsEndpoints, useEmulatorCredentials } from './env';
 
 export async function startLocalBackends(dataDir: string): Promise<Emulators> {
-  const emulators = await startEmulators({ dataDir, host: '127.0.0.1', gatewayPort: 0 });
+  const emulators = await startEmulators({ dataDir, gatewayPort: 0 });
   useEmulatorCredentials();
   setAwsEndpoints(emulators);
   await provisionResources();

@@ -1,36 +1,42 @@
 /**
  * In-process AWS emulators: dynalite (DynamoDB, persisted under the data dir), fauxqs (SQS) and s3rver
  * (S3, objects on disk), behind one gateway endpoint that routes each request to its emulator the way
- * LocalStack's single endpoint does. DynamoDB requests are answered by dynalite's handler in this process;
- * the others are proxied to their emulator's listener.
+ * LocalStack's single endpoint does. Every request is answered in this process by its emulator's handler;
+ * the gateway is the only endpoint and it listens on loopback, so every URL the emulators hand out (queue
+ * URLs, presigned URLs) names it, and a fixed gateway port keeps them valid across restarts.
  */
 import type { EventEmitter } from 'node:events';
-import { mkdirSync } from 'node:fs';
-import http, { type Server } from 'node:http';
+import { existsSync, mkdirSync } from 'node:fs';
+import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import dynalite from 'dynalite';
-import { startFauxqs } from 'fauxqs';
+import { buildApp } from 'fauxqs';
 import S3rver from 's3rver';
 import { lockDataDir } from './data-lock';
 import { rememberDynaliteParses } from './dynalite-expressions';
 import { readDynaliteSynchronously } from './dynalite-level';
 
+/** Where the emulators listen: loopback only, whatever the API's own host. */
+export const EMULATOR_HOST = '127.0.0.1';
+
 export interface Emulators {
-  /** The single endpoint for other processes. */
+  /** The one endpoint of every emulated service, for this process and others (`AWS_ENDPOINT_URL`). */
   gateway: string;
-  dynamodb: string;
-  sqs: string;
-  s3: string;
   /** S3 event notifications (`{Records: [...]}`) of every object written or removed. */
   onS3Event(listener: (event: unknown) => void): void;
   stop(): Promise<void>;
 }
 
-const listen = (server: Server, port: number, host: string) =>
+type BuildAppOptions = NonNullable<Parameters<typeof buildApp>[0]>;
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const listen = (server: Server, port: number) =>
   new Promise<AddressInfo>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve(server.address() as AddressInfo));
+    server.listen(port, EMULATOR_HOST, () => resolve(server.address() as AddressInfo));
   });
 
 const close = (server: Server) =>
@@ -39,8 +45,23 @@ const close = (server: Server) =>
     server.closeAllConnections?.();
   });
 
-/** DynamoDB and SQS name their operation in `x-amz-target`; everything else is S3. */
-export function routeOf(headers: http.IncomingHttpHeaders): 'dynamodb' | 'sqs' | 's3' {
+const SERVICES = { dynamodb: 'dynamodb', sqs: 'sqs', s3: 's3' } as const;
+
+/**
+ * The service a request is for. A signed request names it in its credential scope (`Credential=<key>/<date>/
+ * <region>/<service>/aws4_request`, in the Authorization header or, presigned, in `X-Amz-Credential`); an
+ * unsigned one by DynamoDB's and SQS's target header or SQS's form-encoded query protocol; anything else is S3.
+ */
+export function routeOf(headers: http.IncomingHttpHeaders, url = '/'): 'dynamodb' | 'sqs' | 's3' {
+  const scope =
+    /Credential=[^/,\s]+\/\d{8}\/[^/]+\/([a-z0-9-]+)\/aws4_request/.exec(
+      String(headers.authorization ?? ''),
+    )?.[1] ??
+    /[?&]X-Amz-Credential=[^&/]+(?:\/|%2F)\d{8}(?:\/|%2F)[^&/%]+(?:\/|%2F)([a-z0-9-]+)(?:\/|%2F)aws4_request/i.exec(
+      url,
+    )?.[1];
+  const signed = scope ? SERVICES[scope as keyof typeof SERVICES] : undefined;
+  if (signed) return signed;
   const target = String(headers['x-amz-target'] ?? '');
   if (target.startsWith('DynamoDB_')) return 'dynamodb';
   if (target.startsWith('AmazonSQS')) return 'sqs';
@@ -49,44 +70,34 @@ export function routeOf(headers: http.IncomingHttpHeaders): 'dynamodb' | 'sqs' |
   return 's3';
 }
 
-function gatewayServer(dynamodb: Server, targets: Record<'sqs' | 's3', URL>): Server {
-  // Connections to the emulators are kept open: a new one per request would cost more than the request.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+/**
+ * fauxqs's SQS store with no host of its own, so queue URLs name the host each request came to (the
+ * gateway): by default they name `sqs.<region>.localhost`, which does not resolve everywhere. The store is
+ * not among the package's exports; it is loaded from the installed package's files, the very module its
+ * app imports.
+ */
+async function sqsStoreNamingRequestHost(): Promise<unknown> {
+  const file = createRequire(import.meta.url)
+    .resolve.paths('fauxqs')
+    ?.map((dir) => path.join(dir, 'fauxqs/dist/sqs/sqsStore.js'))
+    .find((candidate) => existsSync(candidate));
+  if (!file) throw new Error('fauxqs is not installed: its SQS store was not found');
+  const { SqsStore } = (await import(pathToFileURL(file).href)) as { SqsStore: new () => { host: string } };
+  const store = new SqsStore();
+  store.host = '';
+  return store;
+}
+
+function gatewayServer(handlers: Record<'dynamodb' | 'sqs' | 's3', Handler>): Server {
   return http.createServer((req, res) => {
-    const route = routeOf(req.headers);
-    // The hot path: a second HTTP hop to dynalite's listener took about a third of this process's CPU per request.
-    if (route === 'dynamodb') {
-      dynamodb.emit('request', req, res);
-      return;
-    }
-    const target = targets[route];
-    const upstream = http.request(
-      {
-        hostname: target.hostname,
-        port: target.port,
-        method: req.method,
-        path: req.url,
-        headers: req.headers,
-        agent,
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    upstream.on('error', (error) => {
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
-      res.end(`emulator unavailable: ${error.message}`);
-    });
-    req.pipe(upstream);
+    // A client that goes away mid-request must not take the process with it.
+    req.on('error', () => res.destroy());
+    res.on('error', () => undefined);
+    handlers[routeOf(req.headers, req.url)](req, res);
   });
 }
 
-export async function startEmulators(options: {
-  dataDir: string;
-  host: string;
-  gatewayPort: number;
-}): Promise<Emulators> {
+export async function startEmulators(options: { dataDir: string; gatewayPort: number }): Promise<Emulators> {
   const dynamoDir = path.join(options.dataDir, 'dynamodb');
   const s3Dir = path.join(options.dataDir, 's3');
   mkdirSync(dynamoDir, { recursive: true });
@@ -96,41 +107,38 @@ export async function startEmulators(options: {
   readDynaliteSynchronously();
   rememberDynaliteParses();
   const dynamo = dynalite({ path: dynamoDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  const dynamoAddress = await listen(dynamo, 0, options.host);
-  const sqs = await startFauxqs({ port: 0, host: options.host, logger: false });
+  // Requests reach dynalite through the gateway; its own listener (loopback, unannounced) is what lets it
+  // close its database when stopped.
+  await listen(dynamo, 0);
+  // buildApp makes the stores it is not given.
+  const stores = { sqsStore: await sqsStoreNamingRequestHost() } as unknown as BuildAppOptions['stores'];
+  const sqs = buildApp({ logger: false, stores });
+  await sqs.ready();
   const s3 = new S3rver({
-    port: 0,
-    address: options.host,
     directory: s3Dir,
     silent: true,
     allowMismatchedSignatures: true,
     vhostBuckets: false,
   });
-  const s3Address = await s3.run();
-
-  const urls = {
-    dynamodb: `http://${options.host}:${dynamoAddress.port}`,
-    sqs: `http://${options.host}:${sqs.port}`,
-    s3: `http://${options.host}:${s3Address.port}`,
-  };
-  const gateway = gatewayServer(dynamo, {
-    sqs: new URL(urls.sqs),
-    s3: new URL(urls.s3),
+  const gateway = gatewayServer({
+    // A second HTTP hop per request took about a third of this process's CPU: each emulator answers in place.
+    dynamodb: (req, res) => dynamo.emit('request', req, res),
+    sqs: (req, res) => sqs.routing(req, res),
+    s3: s3.callback(),
   });
-  const gatewayAddress = await listen(gateway, options.gatewayPort, options.host);
-  const gatewayUrl = `http://${options.host}:${gatewayAddress.port}`;
+  const gatewayAddress = await listen(gateway, options.gatewayPort);
+  const gatewayUrl = `http://${EMULATOR_HOST}:${gatewayAddress.port}`;
   lock.publish(gatewayUrl);
 
   return {
     gateway: gatewayUrl,
-    ...urls,
     onS3Event(listener) {
       // s3rver is a Koa application, an event emitter its typings leave out.
       (s3 as unknown as EventEmitter).on('event', listener);
     },
     async stop() {
       await close(gateway);
-      await Promise.allSettled([close(dynamo), sqs.stop(), s3.close()]);
+      await Promise.allSettled([close(dynamo), sqs.close()]);
       lock.release();
     },
   };

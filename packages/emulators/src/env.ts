@@ -3,11 +3,11 @@
  * there itself.
  */
 
-/** Points the AWS SDK of this process at the given endpoints. */
-export function setAwsEndpoints(endpoints: { dynamodb: string; sqs: string; s3: string }): void {
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoints.dynamodb;
-  process.env.AWS_ENDPOINT_URL_SQS = endpoints.sqs;
-  process.env.AWS_ENDPOINT_URL_S3 = endpoints.s3;
+/** Points the AWS SDK of this process at the emulators' one endpoint, for every service. */
+export function setAwsEndpoints(emulators: { gateway: string }): void {
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = emulators.gateway;
+  process.env.AWS_ENDPOINT_URL_SQS = emulators.gateway;
+  process.env.AWS_ENDPOINT_URL_S3 = emulators.gateway;
 }
 
 /**

@@ -9,6 +9,7 @@ declare module 'dynalite' {
 }
 
 declare module 's3rver' {
+  import type { IncomingMessage, ServerResponse } from 'node:http';
   import type { AddressInfo } from 'node:net';
   export default class S3rver {
     constructor(options: {
@@ -21,6 +22,8 @@ declare module 's3rver' {
       resetOnClose?: boolean;
     });
     run(): Promise<AddressInfo>;
+    /** The Koa request handler, for serving without a listener of its own. */
+    callback(): (req: IncomingMessage, res: ServerResponse) => void;
     close(): Promise<void>;
   }
 }

@@ -8,7 +8,6 @@ describe('emulator gateway (integration)', () => {
   it('answers DynamoDB requests in process and passes the others to their emulator', async () => {
     const emulators = await startEmulators({
       dataDir: mkdtempSync(path.join(tmpdir(), 'gateway-')),
-      host: '127.0.0.1',
       gatewayPort: 0,
     });
     try {

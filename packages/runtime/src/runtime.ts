@@ -41,11 +41,7 @@ export async function startRuntime(): Promise<Runtime> {
   let emulators: Emulators | undefined;
   if (usesEmulators) {
     useEmulatorCredentials();
-    emulators = await startEmulators({
-      dataDir: platformEnv.dataDir,
-      host: runtimeEnv.host,
-      gatewayPort: runtimeEnv.emulatorPort,
-    });
+    emulators = await startEmulators({ dataDir: platformEnv.dataDir, gatewayPort: runtimeEnv.emulatorPort });
     setAwsEndpoints(emulators);
   } else if (runtimeEnv.awsEndpointUrl && !runtimeEnv.awsAccessKeyId) {
     // LocalStack or another runtime's emulators: any key works for LocalStack, s3rver wants its own.
