@@ -402,7 +402,7 @@ describe('presigned uploads and runs over the bucket (integration)', () => {
     ]) {
       await s3.send(
         new PutObjectCommand({
-          Bucket: 'tessera-local-uploads',
+          Bucket: `tessera-${rt.stage}-uploads`,
           Key: `tenants/acme:acme/${name}`,
           Body: text,
         }),

@@ -1,5 +1,6 @@
 /** Starts `npm start`'s entry point as a child process on free ports, as a user would run it. */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,9 +8,23 @@ import { checkAnswer } from './contract';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
+/**
+ * Another AWS emulator the tests run against (moto, started by vitest.moto.config.ts), instead of each
+ * runtime's own emulators. The runtimes of a test file then share one stage of their own, so files running
+ * at the same time never share a table, queue or bucket, and this process's own library code (set to the
+ * same endpoint by the tests) finds the same resources.
+ */
+const awsEndpoint = process.env.TESSERA_TEST_AWS_ENDPOINT_URL || undefined;
+/** The stage (resource-name prefix) of this file's runtimes. */
+export const stage = awsEndpoint ? `t${randomBytes(5).toString('hex')}` : 'local';
+if (awsEndpoint) process.env.TESSERA_STAGE = stage;
+
 export interface RuntimeProcess {
   url: string;
+  /** Where the runtime's AWS services answer: its own emulators' endpoint, or the one the tests run against. */
   emulatorUrl?: string;
+  /** The stage its resources are named by: `tessera-<stage>-uploads`. */
+  stage: string;
   dataDir: string;
   child: ChildProcess;
   output: () => string;
@@ -36,6 +51,7 @@ export function spawnRuntime(
         TESSERA_LOG_LEVEL: 'warn',
         // The web client has its own tests; these runtimes would all want port 4000.
         TESSERA_WEB: 'off',
+        ...(awsEndpoint ? { AWS_ENDPOINT_URL: awsEndpoint } : {}),
         ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -53,7 +69,8 @@ export function spawnRuntime(
       ready = true;
       resolve({
         url: match[1]!,
-        emulatorUrl: match[2],
+        emulatorUrl: match[2] ?? awsEndpoint,
+        stage,
         dataDir,
         child,
         output: () => output,

@@ -12,12 +12,14 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { log } from '@tessera/core';
 import dynalite from 'dynalite';
 import { buildApp } from 'fauxqs';
 import S3rver from 's3rver';
 import { lockDataDir } from './data-lock';
 import { rememberDynaliteParses } from './dynalite-expressions';
 import { readDynaliteSynchronously } from './dynalite-level';
+import { BucketNotifications } from './s3-notifications';
 
 /** Where the emulators listen: loopback only, whatever the API's own host. */
 export const EMULATOR_HOST = '127.0.0.1';
@@ -25,8 +27,6 @@ export const EMULATOR_HOST = '127.0.0.1';
 export interface Emulators {
   /** The one endpoint of every emulated service, for this process and others (`AWS_ENDPOINT_URL`). */
   gateway: string;
-  /** S3 event notifications (`{Records: [...]}`) of every object written or removed. */
-  onS3Event(listener: (event: unknown) => void): void;
   stop(): Promise<void>;
 }
 
@@ -88,6 +88,26 @@ async function sqsStoreNamingRequestHost(): Promise<unknown> {
   return store;
 }
 
+/**
+ * Sends a message in process, as a client through the gateway would (the queue URL fauxqs made names the
+ * host its queues were created through).
+ */
+async function sendToQueue(sqs: ReturnType<typeof buildApp>, host: string, queueName: string, body: string) {
+  const call = async (action: string, payload: unknown) => {
+    const answer = await sqs.inject({
+      method: 'POST',
+      url: '/',
+      headers: { host, 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `AmazonSQS.${action}` },
+      payload: JSON.stringify(payload),
+    });
+    if (answer.statusCode !== 200)
+      throw new Error(`SQS ${action} answered ${answer.statusCode}: ${answer.body}`);
+    return answer.json() as { QueueUrl?: string };
+  };
+  const { QueueUrl } = await call('GetQueueUrl', { QueueName: queueName });
+  await call('SendMessage', { QueueUrl, MessageBody: body });
+}
+
 function gatewayServer(handlers: Record<'dynamodb' | 'sqs' | 's3', Handler>): Server {
   return http.createServer((req, res) => {
     // A client that goes away mid-request must not take the process with it.
@@ -120,22 +140,29 @@ export async function startEmulators(options: { dataDir: string; gatewayPort: nu
     allowMismatchedSignatures: true,
     vhostBuckets: false,
   });
+  const s3Handler = s3.callback();
+  let gatewayHost = '';
+  const notifications = new BucketNotifications(
+    (queueName, body) => sendToQueue(sqs, gatewayHost, queueName, body),
+    (error) => log.error('could not send an S3 notification', { error }),
+  );
+  // s3rver is a Koa application, an event emitter its typings leave out.
+  (s3 as unknown as EventEmitter).on('event', (event: unknown) => notifications.deliver(event));
   const gateway = gatewayServer({
     // A second HTTP hop per request took about a third of this process's CPU: each emulator answers in place.
     dynamodb: (req, res) => dynamo.emit('request', req, res),
     sqs: (req, res) => sqs.routing(req, res),
-    s3: s3.callback(),
+    s3: (req, res) => {
+      if (!notifications.handle(req, res)) s3Handler(req, res);
+    },
   });
   const gatewayAddress = await listen(gateway, options.gatewayPort);
-  const gatewayUrl = `http://${EMULATOR_HOST}:${gatewayAddress.port}`;
+  gatewayHost = `${EMULATOR_HOST}:${gatewayAddress.port}`;
+  const gatewayUrl = `http://${gatewayHost}`;
   lock.publish(gatewayUrl);
 
   return {
     gateway: gatewayUrl,
-    onS3Event(listener) {
-      // s3rver is a Koa application, an event emitter its typings leave out.
-      (s3 as unknown as EventEmitter).on('event', listener);
-    },
     async stop() {
       await close(gateway);
       await Promise.allSettled([close(dynamo), sqs.close()]);

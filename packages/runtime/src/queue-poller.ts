@@ -1,7 +1,7 @@
 /**
  * Feeds queue messages to worker handlers as Lambda's SQS event source mapping does: batches of records,
  * partial batch failures (`batchItemFailures`) left for redelivery, everything else deleted; a handler that
- * throws leaves its whole batch. S3 notifications of the emulated bucket are forwarded to their queue.
+ * throws leaves its whole batch.
  */
 import {
   ChangeMessageVisibilityBatchCommand,
@@ -10,17 +10,9 @@ import {
   GetQueueUrlCommand,
   type Message,
   ReceiveMessageCommand,
-  SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { log, withDeadline } from '@tessera/core';
-import {
-  bucketNotifications,
-  buckets,
-  platformEnv,
-  queues,
-  resourceName,
-  sqsClient,
-} from '@tessera/platform';
+import { platformEnv, sqsClient } from '@tessera/platform';
 import type { Context, SQSRecord } from 'aws-lambda';
 import { lambdaContext } from './lambda-shim';
 
@@ -158,36 +150,4 @@ export async function startQueuePollers(
     controller.abort();
     await Promise.allSettled(loops);
   };
-}
-
-/** Sends the emulated bucket's object-created notifications to their queues, as S3 does when configured. */
-export function forwardS3Notifications(subscribe: (listener: (event: unknown) => void) => void): void {
-  const sqs = sqsClient();
-  const urls = new Map<string, Promise<string>>();
-  subscribe((event) => {
-    for (const record of (
-      event as {
-        Records?: { eventName: string; s3: { bucket: { name: string }; object: { key: string } } }[];
-      }
-    ).Records ?? []) {
-      if (!record.eventName.startsWith('ObjectCreated')) continue;
-      for (const notification of bucketNotifications) {
-        if (record.s3.bucket.name !== resourceName(buckets[notification.bucket])) continue;
-        if (!record.s3.object.key.startsWith(notification.prefix)) continue;
-        const name = resourceName(queues[notification.queue]);
-        if (!urls.has(name)) urls.set(name, queueUrl(name));
-        // S3 URL-encodes keys in notifications (spaces as '+').
-        const key = encodeURIComponent(record.s3.object.key).replace(/%2F/g, '/').replace(/%20/g, '+');
-        const body = JSON.stringify({
-          Records: [{ ...record, s3: { ...record.s3, object: { ...record.s3.object, key } } }],
-        });
-        void urls
-          .get(name)!
-          .then((url) => sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: body })))
-          .catch((error: unknown) =>
-            log.error('could not forward an S3 notification', { queue: name, error }),
-          );
-      }
-    }
-  });
 }

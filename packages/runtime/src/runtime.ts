@@ -12,7 +12,7 @@ import { runtimeEnv, silenceSdkNodeNotice, usesEmulators } from './env';
 import type { LoadedRoute } from './http-server';
 import { createApiServer } from './http-server';
 import { installAwsLambdaGlobal } from './lambda-shim';
-import { forwardS3Notifications, type LoadedQueueWorker, startQueuePollers } from './queue-poller';
+import { type LoadedQueueWorker, startQueuePollers } from './queue-poller';
 import { runStartupJobs, startScheduler } from './scheduler';
 
 const functionsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../functions');
@@ -77,7 +77,6 @@ export async function startRuntime(): Promise<Runtime> {
     // Settle what the last run left unfinished before answering anything.
     await runStartupJobs(schedules);
     if (emulators) {
-      forwardS3Notifications(emulators.onS3Event);
       // The emulated queues keep messages in memory only: jobs left unfinished by the last run go back on.
       const recover = await loadExport('workers/ingestion.recoverJobs', table.splitHandler);
       await recover({ idleSeconds: 0 });

@@ -1,0 +1,24 @@
+/**
+ * `npm run test:moto`: the integration tests of the admin, upload, presigned-upload, search, event and
+ * delete routes against moto, a second AWS emulator independent of the runtime's own (started and stopped by
+ * test/support/moto.ts): the runtimes get AWS_ENDPOINT_URL, start no emulators, and provision their tables,
+ * queues, buckets and bucket notifications there, as against LocalStack or AWS.
+ */
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config';
+
+export default defineConfig({
+  test: {
+    ...base.test,
+    include: [
+      'test/runtime.integration.test.ts',
+      'test/admin-validation.integration.test.ts',
+      'test/ingestion.integration.test.ts',
+      'test/search.integration.test.ts',
+      'test/events.integration.test.ts',
+    ],
+    // Stopping the runtime that holds the emulators takes its store away; moto outlives every runtime.
+    testNamePattern: /^(?!.*event streams when the store fails)/,
+    globalSetup: ['test/support/moto.ts'],
+  },
+});
