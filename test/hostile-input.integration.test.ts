@@ -237,4 +237,34 @@ describe('hostile input against a runtime process (integration)', () => {
     });
     expect((await call(rt.url, 'GET', '/admin/tenants/acme:new')).status).toBe(404);
   });
+
+  it('lets 40 clients go that hang up on a live event stream, at once and mid-stream, and answers on', async () => {
+    const queued = await call(rt.url, 'POST', '/ingestion/uploads', {
+      tenant_id: 'acme:prod',
+      filename: 'never.md',
+      size: 10,
+    });
+    expect(queued.status).toBe(201);
+    const streamUrl = `${rt.url}/events/ingestion/${queued.body.job_id}`;
+    await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => {
+        const controller = new AbortController();
+        const response = await fetch(streamUrl, { signal: controller.signal });
+        if (i % 2 === 0) await response.body!.getReader().read();
+        controller.abort();
+      }),
+    );
+    // And clients that cut the connection while sending a request.
+    for (let i = 0; i < 10; i++) {
+      const socket = (await import('node:net')).connect(Number(new URL(rt.url).port), '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.write(
+        'POST /admin/tenants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"ten',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      socket.resetAndDestroy();
+    }
+    await alive();
+    expect((await call(rt.url, 'GET', `/ingestion/${queued.body.job_id}/events`)).body.state).toBe('queued');
+  });
 });

@@ -171,6 +171,9 @@ async function invokeStreaming(
       res.end();
     },
   });
+  // A write that fails because the client went away fails its callback, which the handler sees; the error
+  // the stream then also emits must not end the process, whether or not the handler listens for it.
+  stream.on('error', () => undefined);
   // A client that goes away ends the handler's stream, as Lambda does when the connection closes.
   req.socket.once('close', () => {
     // Destroyed without an error: the handler sees 'close' and failed writes, not an unhandled 'error'.
