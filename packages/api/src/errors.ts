@@ -100,7 +100,9 @@ export const stackErrors = {
       'percent-encoding in the path.',
   ),
   431: plain('The request line and headers are over 16 KB.'),
-  413: plain('The request body is over 10 MB (or a file over the upload limit).'),
+  413: plain(
+    'The request body is over what a request through API Gateway to Lambda carries, or a file over the upload limit.',
+  ),
   415: plain('The body is not of the content type the route reads.'),
   422: { description: 'The request failed validation.', schema: ValidationErrorBody },
   500: plain('An internal error: `Internal server error`, never its details.'),
