@@ -356,27 +356,32 @@ describe('function bundles run as Lambda runs them (integration)', () => {
       // In AWS the stream is a function URL of its own: that is the URL handed out.
       expect(queued.events_url).toBe(`${STREAM_URL.replace(/\/$/, '')}/events/ingestion/${jobId}`);
 
-      // Lambda's event source mapping: receive, invoke the worker with the SQS event, delete on success.
+      // Lambda's event source mapping: receive, invoke the worker with the SQS event, delete on success,
+      // until the queue is empty. The queue also carries the bucket's notifications (S3 sends a test event
+      // when the notification is configured), which the worker takes and lets go.
       const sqs = sqsClient();
       const { QueueUrl } = await sqs.send(
         new GetQueueUrlCommand({ QueueName: resourceName(queues.ingestion) }),
       );
-      const { Messages = [] } = await sqs.send(
-        new ReceiveMessageCommand({
-          QueueUrl,
-          MaxNumberOfMessages: 1,
-          WaitTimeSeconds: 5,
-          MessageSystemAttributeNames: ['All'],
-        }),
-      );
-      expect(Messages).toHaveLength(1);
-      const [message] = Messages;
-      const answer = await host('workers/ingestion').invoke('processJobs', {
-        Records: [
-          {
-            messageId: message!.MessageId,
-            receiptHandle: message!.ReceiptHandle,
-            body: message!.Body,
+      let handled = 0;
+      for (let empty = 0; empty < 2; ) {
+        const { Messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: handled === 0 ? 5 : 1,
+            MessageSystemAttributeNames: ['All'],
+          }),
+        );
+        if (Messages.length === 0) {
+          empty += 1;
+          continue;
+        }
+        const answer = await host('workers/ingestion').invoke('processJobs', {
+          Records: Messages.map((message) => ({
+            messageId: message.MessageId,
+            receiptHandle: message.ReceiptHandle,
+            body: message.Body,
             attributes: {
               ApproximateReceiveCount: '1',
               SentTimestamp: String(Date.now()),
@@ -384,15 +389,19 @@ describe('function bundles run as Lambda runs them (integration)', () => {
               ApproximateFirstReceiveTimestamp: String(Date.now()),
             },
             messageAttributes: {},
-            md5OfBody: message!.MD5OfBody ?? '',
+            md5OfBody: message.MD5OfBody ?? '',
             eventSource: 'aws:sqs',
             eventSourceARN: `arn:aws:sqs:us-east-1:000000000000:${resourceName(queues.ingestion)}`,
             awsRegion: 'us-east-1',
-          },
-        ],
-      });
-      expect(answer, host('workers/ingestion').stderr()).toEqual({ batchItemFailures: [] });
-      await sqs.send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: message!.ReceiptHandle }));
+          })),
+        });
+        expect(answer, host('workers/ingestion').stderr()).toEqual({ batchItemFailures: [] });
+        for (const message of Messages) {
+          await sqs.send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: message.ReceiptHandle }));
+        }
+        handled += Messages.length;
+      }
+      expect(handled).toBeGreaterThan(0);
     }, 300_000);
 
     it('indexes all three files in the worker bundle, code parsed by tree-sitter from the shipped .wasm', async () => {

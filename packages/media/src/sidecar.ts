@@ -85,9 +85,10 @@ export class EmbeddingSidecar implements MediaEmbedder {
     let last = 'no answer yet';
     for (;;) {
       const remaining = bound - (Date.now() - started);
+      const perCheck = this.options.timeoutMs ?? 10_000;
       try {
         const response = await fetch(`${this.base}/health`, {
-          signal: AbortSignal.timeout(Math.max(1, Math.min(remaining, this.options.timeoutMs ?? 10_000))),
+          signal: AbortSignal.timeout(Math.max(1, Math.min(remaining, perCheck))),
         });
         const text = await response.text();
         if (response.ok) {
@@ -112,7 +113,9 @@ export class EmbeddingSidecar implements MediaEmbedder {
         }
       } catch (error) {
         if (error instanceof SidecarNotReadyError) throw error;
-        last = `health did not answer: ${networkMessage(error)}`;
+        // A check cut short by the end of the wait says nothing new: the last answer is the one to name.
+        const cutByBound = remaining < perCheck && Date.now() - started >= bound;
+        if (!(cutByBound && last !== 'no answer yet')) last = `health did not answer: ${networkMessage(error)}`;
       }
       const waited = Date.now() - started;
       if (waited + delay > bound) throw new SidecarNotReadyError(this.base, waited, last);
