@@ -12,6 +12,7 @@ interface Frame {
   // biome-ignore lint/suspicious/noExplicitAny: frames are JSON whose fields the tests assert one by one
   data?: any;
   comment?: string;
+  retry?: string;
 }
 
 /** Reads an SSE stream until it ends or `until` says stop; frames in order. */
@@ -47,6 +48,7 @@ async function readStream(
         const frame: Frame = {};
         for (const line of block.split('\n')) {
           if (line.startsWith('id: ')) frame.id = line.slice(4);
+          else if (line.startsWith('retry: ')) frame.retry = line.slice(7);
           else if (line.startsWith('data: ')) frame.data = JSON.parse(line.slice(6));
           else if (line.startsWith(': ')) frame.comment = line.slice(2);
         }
@@ -104,6 +106,7 @@ describe('event streams (integration)', () => {
       ['0', 'status'],
       ['1', 'progress'],
       ['2', 'complete'],
+      [undefined, 'end'],
     ]);
     // A replay is byte-identical: stored ids and timestamps.
     const replay = await readStream(`${rt.url}/events/workflows/${taskId}?from_offset=1`);
@@ -112,18 +115,56 @@ describe('event streams (integration)', () => {
     const resumed = await readStream(`${rt.url}/events/workflows/${taskId}`, {
       headers: { 'last-event-id': '1' },
     });
-    expect(resumed.frames.slice(1).map((f) => f.id)).toEqual(['2']);
+    expect(resumed.frames.slice(1, -1).map((f) => f.id)).toEqual(['2']);
+    expect(resumed.frames.at(-1)!.data.type).toBe('end');
   });
 
   it('ends a stopped task stream with the stopped frame', async () => {
     const taskId = id('wf');
     await open(taskId, 'workflow', 300);
     await store.append(taskId, { type: 'status', state: 'working', phase: 'planning' });
+    const started = Date.now();
     const { frames } = await readStream(`${rt.url}/events/workflows/${taskId}`);
-    expect(frames.at(-1)!.data).toEqual({
+    // The lease lapses 300 ms after the open: readers hear of it at the feed's next poll, not a heartbeat later.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(frames.at(-2)!.data).toEqual({
       type: 'error',
       message: `Task ${taskId} stopped reporting before it finished`,
     });
+    expect(frames.at(-1)!.data).toEqual({ type: 'end', task_id: taskId, outcome: 'stopped', next_offset: 1 });
+  });
+
+  it('resumes a reconnect at Last-Event-ID when its URL names from_offset, as an EventSource reconnects', async () => {
+    const taskId = id('wf');
+    await open(taskId);
+    for (const phase of ['one', 'two', 'three'])
+      await store.append(taskId, { type: 'status', state: 'working', phase });
+    const reconnect = await readStream(`${rt.url}/events/workflows/${taskId}?from_offset=0`, {
+      headers: { 'last-event-id': '1' },
+      until: (frames) => frames.some((frame) => frame.id === '2'),
+    });
+    expect(reconnect.frames[0]!.data).toMatchObject({ type: 'connected', offset: 2 });
+    expect(reconnect.frames.slice(1).map((f) => f.id)).toEqual(['2']);
+  });
+
+  it('tells a client not to reconnect once the task ended: an end frame with a retry hint, then 204', async () => {
+    const taskId = id('wf');
+    await open(taskId);
+    await store.append(taskId, { type: 'status', state: 'working', phase: 'started' });
+    await store.append(taskId, { type: 'complete', result: { status: 'completed' } });
+    const url = `${rt.url}/events/workflows/${taskId}?from_offset=0`;
+    const { frames } = await readStream(url);
+    expect(frames.at(-1)).toEqual({
+      retry: '3600000',
+      data: { type: 'end', task_id: taskId, outcome: 'ended', next_offset: 2 },
+    });
+    // The reconnect an EventSource makes anyway: nothing left, 204 (it then stops for good).
+    const again = await fetch(url, { headers: { 'last-event-id': '1' } });
+    expect(again.status).toBe(204);
+    expect(await again.text()).toBe('');
+    // One that missed the last event gets it, then the end frame.
+    const missed = await readStream(url, { headers: { 'last-event-id': '0' } });
+    expect(missed.frames.slice(1).map((f) => f.data.type)).toEqual(['complete', 'end']);
   });
 
   it('answers one error event for a task with no queue of that kind', async () => {

@@ -114,7 +114,14 @@ describe('POST /ingestion/upload (integration)', () => {
 
     const url = `${rt.url}/events/ingestion/${body.job_id}`;
     const frames = await sseFrames(url);
-    expect(frames.map((f) => f.data.type)).toEqual(['connected', 'status', 'status', 'progress', 'complete']);
+    expect(frames.map((f) => f.data.type)).toEqual([
+      'connected',
+      'status',
+      'status',
+      'progress',
+      'complete',
+      'end',
+    ]);
     expect(frames[1]!.data).toMatchObject({ state: 'pending', task_id: body.job_id, tenant_id: 'acme:acme' });
     expect(frames[2]!.data).toMatchObject({ state: 'working', phase: 'running' });
     expect(frames[4]!.data.result).toMatchObject({ status: 'complete', documents_fed: 1 });

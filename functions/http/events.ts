@@ -7,23 +7,25 @@ import { requireTenant, tenancy } from '@tessera/tenancy';
 const store = taskEvents();
 const deps = tenancy();
 
-export const workflowEvents = sseRoute(Events.workflowEvents, ({ path, query, event, open }) =>
+export const workflowEvents = sseRoute(Events.workflowEvents, ({ path, query, event, open, noContent }) =>
   streamTask(store, {
     taskId: path.workflow_id,
     kind: 'workflow',
     fromOffset: query.from_offset,
     lastEventId: event.headers?.['last-event-id'],
     open,
+    noContent,
   }),
 );
 
-export const ingestionEvents = sseRoute(Events.ingestionEvents, ({ path, query, event, open }) =>
+export const ingestionEvents = sseRoute(Events.ingestionEvents, ({ path, query, event, open, noContent }) =>
   streamTask(store, {
     taskId: path.job_id,
     kind: 'ingestion',
     fromOffset: query.from_offset,
     lastEventId: event.headers?.['last-event-id'],
     open,
+    noContent,
   }),
 );
 

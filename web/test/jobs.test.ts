@@ -37,6 +37,14 @@ describe('applyFrame', () => {
     expect(run(replayed)).toEqual(run(frames));
   });
 
+  it('ignores the end frame of a stream', () => {
+    const ended = run([
+      ...frames,
+      { type: 'end', task_id: 'ingest_1', outcome: 'ended', next_offset: 4 } as Events.StreamFrame,
+    ]);
+    expect(ended).toEqual(run(frames));
+  });
+
   it('reports the progress of a running job as a fraction', () => {
     const job = run(frames.slice(0, 4));
     expect(job.phase).toBe('running');

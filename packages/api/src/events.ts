@@ -90,6 +90,19 @@ export const StreamFrame = z
     z.object({ type: z.literal('stream_error'), message: z.string(), failure: z.string() }).meta({
       description: 'The store stopped answering mid-stream; reconnect with Last-Event-ID to resume.',
     }),
+    z
+      .object({
+        type: z.literal('end'),
+        task_id: z.string(),
+        outcome: z.enum(['ended', 'stopped', 'gone']),
+        next_offset: z.number().int(),
+      })
+      .meta({
+        description:
+          'The last frame of a stream that is over for good (the task ended, stopped for good, or is no ' +
+          'longer retained), sent with `retry: 3600000`: close the EventSource instead of reconnecting. A ' +
+          'reconnect with Last-Event-ID at the last event is answered 204, which stops an EventSource.',
+      }),
   ])
   .meta({ id: 'StreamFrame' });
 export type StreamFrame = z.infer<typeof StreamFrame>;
@@ -127,17 +140,29 @@ export const StreamQuery = z.object({
     .regex(/^\d+$/, 'from_offset must be a non-negative integer')
     .transform(Number)
     .optional()
-    .meta({ description: 'Default: `Last-Event-ID` + 1, else 0.' }),
+    .meta({
+      description:
+        'Where the stream starts when the request carries no `Last-Event-ID` (default 0). A request with ' +
+        '`Last-Event-ID` (an EventSource reconnecting) resumes after that event whatever `from_offset` says.',
+    }),
 });
 
 const streamDescription =
   'Opens with `connected`, delivers every event from the offset on, sends `: heartbeat` after 15 s ' +
-  'without an event, and ends once the task ended and every event was sent.';
+  'without an event, and ends once the task ended and every event was sent, with an `end` frame.';
 const streamAnswers = {
-  responses: { 200: { description: 'The stream (`text/event-stream`).', schema: StreamFrame } },
+  responses: {
+    200: { description: 'The stream (`text/event-stream`).', schema: StreamFrame },
+    204: {
+      description:
+        'A reconnect (`Last-Event-ID`) after the last event of a task that is over, or of no task: nothing ' +
+        'is left to stream, and an EventSource stops reconnecting.',
+      schema: z.literal(''),
+    },
+  },
   errors: {
     422: {
-      description: 'A malformed from_offset, or one past the end of the task.',
+      description: 'A malformed from_offset, or one (or a Last-Event-ID) past the end of the task.',
       schema: ValidationErrorBody,
     },
     503: taskEventsOutage,

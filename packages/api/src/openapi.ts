@@ -27,9 +27,13 @@ export function errorAnswers(contract: RouteContract): Record<number, Answer> {
 }
 
 function operation(contract: RouteContract): ZodOpenApiOperationObject {
-  const responses: Record<string, ReturnType<typeof content>> = {};
+  const responses: Record<string, { description: string; content?: ReturnType<typeof content>['content'] }> =
+    {};
   for (const [status, answer] of Object.entries(contract.responses)) {
-    responses[status] = content(answer, contract.stream ? 'text/event-stream' : 'application/json');
+    responses[status] =
+      status === '204'
+        ? { description: answer.description }
+        : content(answer, contract.stream ? 'text/event-stream' : 'application/json');
   }
   for (const [status, answer] of Object.entries(errorAnswers(contract))) responses[status] = content(answer);
   return {

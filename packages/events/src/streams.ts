@@ -81,6 +81,8 @@ class TaskFeed {
   private start: number;
   private next: number;
   private running = true;
+  /** The task's offset, end and condition as the last poll saw them. */
+  private seen = '';
   private readonly rows: Contiguous;
 
   constructor(
@@ -122,13 +124,14 @@ class TaskFeed {
       try {
         const from = this.next;
         const fresh = await this.store.read(this.taskId, from, 500);
-        const before = this.record
-          ? `${this.record.next_offset}|${this.record.ended}|${this.store.condition(this.record)}`
-          : '';
+        // What the last poll saw, not the last record judged again now: a lease that lapsed between two
+        // polls of an unchanged record is a change the streams must hear of.
+        const before = this.seen;
         this.record = await this.store.get(this.taskId);
         const after = this.record
           ? `${this.record.next_offset}|${this.record.ended}|${this.store.condition(this.record)}`
           : 'gone';
+        this.seen = after;
         this.error = undefined;
         const { events, next } = this.rows.take(fresh, from, this.record, fresh.length < 500);
         this.events.push(...events);
@@ -195,6 +198,13 @@ function wake(
   });
 }
 
+/**
+ * What the last frame of a stream that is over for good (its task ended or stopped, or it has no queue)
+ * asks of a client that reconnects anyway: wait an hour. Such a reconnect (`Last-Event-ID` at the task's
+ * last event) is then answered 204, which makes an `EventSource` stop for good.
+ */
+export const ENDED_RETRY_MS = 3_600_000;
+
 export interface StreamRequest {
   taskId: string;
   kind: TaskKind;
@@ -202,6 +212,11 @@ export interface StreamRequest {
   lastEventId?: string;
   /** Opens the stream; called once the request is known good (before it, failures answer with a status). */
   open(): SseStream;
+  /**
+   * Answers 204 instead of a stream: a client reconnecting after the last event of a task that is over.
+   * Without it, such a client is given a stream holding only the `end` frame.
+   */
+  noContent?(): void;
 }
 
 /** What failed, for a `stream_error` frame: the store's own failure when it did not answer. */
@@ -211,6 +226,20 @@ function failureName(error: unknown): string {
   return (failure as Error).name || 'Error';
 }
 
+/** A task whose stream has nothing more to say: it ended, or stopped for good. */
+const isOver = (store: TaskEvents, record: TaskRecord) => store.condition(record) !== 'active';
+
+/**
+ * The last frame of a stream that is over for good: a client closes on it instead of reconnecting.
+ * `next_offset` is where the task's events end.
+ */
+const endFrame = (taskId: string, outcome: 'ended' | 'stopped' | 'gone', nextOffset: number) => ({
+  type: 'end' as const,
+  task_id: taskId,
+  outcome,
+  next_offset: nextOffset,
+});
+
 export async function streamTask(
   store: TaskEvents,
   request: StreamRequest,
@@ -219,24 +248,37 @@ export async function streamTask(
   const { taskId } = request;
   // A store that does not answer fails the request here, before any stream starts (503).
   const record = await store.get(taskId);
+  // A reconnect resumes after the last event it saw, whatever offset the URL it reconnects to names (an
+  // EventSource reconnects to the URL it was opened with, `from_offset` included).
   const resumeAt =
     request.lastEventId !== undefined && /^\d+$/.test(request.lastEventId)
       ? Number(request.lastEventId) + 1
       : undefined;
-  let offset = request.fromOffset ?? resumeAt ?? 0;
+  let offset = resumeAt ?? request.fromOffset ?? 0;
+  const known = record !== undefined && record.kind === request.kind;
+  const over = !known || (resumeAt !== undefined && resumeAt >= record.next_offset && isOver(store, record));
+  if (resumeAt !== undefined && over && request.noContent) {
+    request.noContent();
+    return;
+  }
   if (record && offset > record.next_offset) {
+    const header = resumeAt !== undefined;
     throw new ValidationError([
       {
         type: 'less_than_equal',
-        loc: ['query', 'from_offset'],
-        msg: `from_offset ${offset} is past the end of task ${taskId}, whose next offset is ${record.next_offset}`,
-        input: offset,
+        loc: header ? ['header', 'last-event-id'] : ['query', 'from_offset'],
+        msg: `${header ? 'Last-Event-ID' : 'from_offset'} ${header ? offset - 1 : offset} is past the end of task ${taskId}, whose next offset is ${record.next_offset}`,
+        input: header ? request.lastEventId : offset,
       },
     ]);
   }
   const sink = request.open();
-  if (!record || record.kind !== request.kind) {
-    await sink.event({ type: 'error', message: `No active queue for task ${taskId}` });
+  if (!known) {
+    await sink.event(
+      { type: 'error', message: `No active queue for task ${taskId}` },
+      undefined,
+      ENDED_RETRY_MS,
+    );
     return;
   }
   offset = Math.max(offset, store.oldestRetained(record));
@@ -268,11 +310,18 @@ export async function streamTask(
       }
       if (feed.error) throw feed.error;
       const current = feed.polled ? feed.record : await store.get(taskId);
-      if (!current) break;
+      if (!current) {
+        await sink.event(endFrame(taskId, 'gone', offset), undefined, ENDED_RETRY_MS);
+        break;
+      }
       const state = store.condition(current);
-      if (offset >= current.next_offset && state === 'ended') break;
+      if (offset >= current.next_offset && state === 'ended') {
+        await sink.event(endFrame(taskId, 'ended', offset), undefined, ENDED_RETRY_MS);
+        break;
+      }
       if (offset >= current.next_offset && state === 'stopped') {
         await sink.event({ type: 'error', message: `Task ${taskId} stopped reporting before it finished` });
+        await sink.event(endFrame(taskId, 'stopped', offset), undefined, ENDED_RETRY_MS);
         break;
       }
       if (Date.now() - idleSince >= heartbeatMs) {

@@ -31,6 +31,8 @@ export interface SseRequest<P, Q> {
   event: APIGatewayProxyEventV2;
   /** Opens the stream (status 200); call it once validation and lookups are done. */
   open(): SseStream;
+  /** Answers 204 No Content instead: nothing is left to stream, and an `EventSource` stops reconnecting. */
+  noContent(): void;
 }
 
 /** Path parameters from the event, or parsed from `rawPath` when the front (a function URL) gives none. */
@@ -83,14 +85,20 @@ export function sseRoute<P extends z.ZodType, Q extends z.ZodType>(
             },
           });
           return {
-            event: (data, id) =>
-              write(`${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`),
+            event: (data, id, retryMs) =>
+              write(
+                `${id === undefined ? '' : `id: ${id}\n`}${retryMs === undefined ? '' : `retry: ${retryMs}\n`}` +
+                  `data: ${JSON.stringify(data)}\n\n`,
+              ),
             comment: (text) => write(`: ${text}\n\n`),
             get closed() {
               return controller.signal.aborted;
             },
             signal: controller.signal,
           };
+        },
+        noContent: () => {
+          stream = runtime.HttpResponseStream.from(responseStream, { statusCode: 204, headers: {} });
         },
       });
     } catch (error) {

@@ -77,6 +77,8 @@ function describeResult(result: Record<string, unknown>): string {
 /** A frame of the job's stream (the JSON of one `data:` line). */
 export function applyFrame(job: Job, frame: Events.StreamFrame): Job {
   if (frame.type === 'connected') return job.phase === 'uploading' ? { ...job, phase: 'queued' } : job;
+  // The stream is over for good: the events before it said how the job ended.
+  if (frame.type === 'end') return job;
   if (!('offset' in frame)) {
     // `error` (no queue for the task, or it stopped reporting) or `stream_error` (the store failed): the
     // page settles the job from its status, or the stream resumes.

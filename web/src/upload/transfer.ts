@@ -168,8 +168,9 @@ export function followJob(jobId: string, handlers: FollowHandlers): () => void {
       }
       handlers.onFrame(frame);
       if (handlers.finished()) end();
-      else if (frame.type === 'error') {
-        // No queue for the task (it ended long ago) or it stopped reporting: its status says how it ended.
+      else if (frame.type === 'error' || frame.type === 'end') {
+        // No queue for the task (it ended long ago), it stopped reporting, or its stream is over for good
+        // (the browser would reconnect otherwise): its status says how it ended.
         current.close();
         void settle().then(() => {
           if (!stopped) retry();
