@@ -14,7 +14,8 @@ import type { GraphStore, UpsertCounts } from './store';
 import { TenantGraph } from './tenant-graph';
 
 export class LanceGraphStore implements GraphStore {
-  private readonly graphs = new Map<string, Promise<TenantGraph>>();
+  /** Each schema's graph, of the table identity (name and incarnation) it was read from. */
+  private readonly graphs = new Map<string, { table: string; graph: Promise<TenantGraph> }>();
   /** Upserts serialize per tenant; other tenants' reads and writes go on. */
   private readonly writes = new KeyedSerializer();
 
@@ -32,14 +33,19 @@ export class LanceGraphStore implements GraphStore {
 
   private async graphOf(schema: string, table: Table): Promise<TenantGraph> {
     const version = await table.version();
+    const identity = this.db.identity(table);
     const cached = this.graphs.get(schema);
-    if (cached) {
-      const graph = await cached.catch(() => undefined);
+    // A table dropped and created again counts its versions from 1 again: the graph read is another's.
+    if (cached?.table === identity) {
+      const graph = await cached.graph.catch(() => undefined);
       if (graph && graph.version === version) return graph;
     }
     const loading = loadGraph(table, version);
-    this.graphs.set(schema, loading);
-    loading.catch(() => this.graphs.delete(schema));
+    const entry = { table: identity, graph: loading };
+    this.graphs.set(schema, entry);
+    loading.catch(() => {
+      if (this.graphs.get(schema) === entry) this.graphs.delete(schema);
+    });
     return loading;
   }
 

@@ -17,4 +17,5 @@ graphStoreContract('LanceGraphStore', () => ({
   // Its own connection, as another process has.
   other: () => new LanceGraphStore(new LanceDatabase(dir), template, encoder),
   deploy: (schema) => new LanceSearchBackend(lanceConnection(dir)).deploySchema(schema, template),
+  drop: (schema) => new LanceSearchBackend(lanceConnection(dir)).dropSchema(schema),
 }));

@@ -9,6 +9,8 @@ import { type DistinctCodes, distinctCodes } from './distinct';
 import { idList } from './lance-writes';
 
 export interface CodeCache {
+  /** The table's identity (name and incarnation, see `LanceDatabase.identity`) and version. */
+  table: string;
   version: number;
   ids: string[];
   /** Token offsets per document (length documents + 1). */
@@ -64,7 +66,7 @@ export async function readByFilter(table: Table, ids: readonly string[]): Promis
 }
 
 /** Every document's packed token codes and Lance row id at the table's version, side by side. */
-export async function loadCodes(table: Table, version: number): Promise<CodeCache> {
+export async function loadCodes(table: Table, identity: string, version: number): Promise<CodeCache> {
   const result = await table.query().select(['document_id', 'embedding_binary']).withRowId().toArrow();
   const ids: string[] = [];
   const rowIdParts: BigUint64Array[] = [];
@@ -100,6 +102,7 @@ export async function loadCodes(table: Table, version: number): Promise<CodeCach
   }
   const words = new Uint32Array(bytes.buffer);
   return {
+    table: identity,
     version,
     ids,
     offsets: Int32Array.from(offsetParts),

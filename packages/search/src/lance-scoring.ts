@@ -77,15 +77,16 @@ export class LanceScoring {
     return rows.map((row) => ({ id: row.document_id, score: row._score }));
   }
 
-  /** Every document's packed token codes, loaded once per table version. */
+  /** Every document's packed token codes, loaded once per table (incarnation) and version. */
   private async codesOf(name: string, table: Table): Promise<CodeCache> {
     const version = await table.version();
+    const identity = this.db.identity(table);
     const cached = this.codes.get(name);
     if (cached) {
       const codes = await cached;
-      if (codes.version === version) return codes;
+      if (codes.version === version && codes.table === identity) return codes;
     }
-    const loading = loadCodes(table, version);
+    const loading = loadCodes(table, identity, version);
     this.codes.set(name, loading);
     // The previous version's codes go as soon as no query holds them.
     this.loadedCodes.delete(name);
@@ -101,7 +102,9 @@ export class LanceScoring {
   /** The code cache of the table's version when it is loaded already; never starts a load. */
   private async loadedCodesOf(name: string, table: Table): Promise<CodeCache | undefined> {
     const codes = this.loadedCodes.get(name);
-    return codes && codes.version === (await table.version()) ? codes : undefined;
+    return codes && codes.version === (await table.version()) && codes.table === this.db.identity(table)
+      ? codes
+      : undefined;
   }
 
   /** Document numbers of the ids that the code cache holds, in the order given. */

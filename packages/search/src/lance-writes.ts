@@ -13,6 +13,7 @@ import type { SchemaTemplate } from './templates';
 export const idList = (ids: readonly string[]) => ids.map(sqlString).join(', ');
 
 export class LanceContentWriter {
+  /** Tables (by identity: name and incarnation) whose indexes this process made sure of. */
   private readonly indexed = new Set<string>();
   private readonly indexing = new Map<string, Promise<void>>();
   /**
@@ -34,17 +35,19 @@ export class LanceContentWriter {
    * lookups of second phases and result fields.
    */
   async ensureIndexes(name: string, template: SchemaTemplate): Promise<void> {
-    if (this.indexed.has(name)) return;
+    // A table dropped and created again under the name is another table, without the indexes.
+    const identity = this.db.identity(await this.requireTable(name));
+    if (this.indexed.has(identity)) return;
     // One creation a table at a time in this process; other processes may race, and then one retries.
-    let pending = this.indexing.get(name);
+    let pending = this.indexing.get(identity);
     if (!pending) {
-      pending = this.createIndexes(name, template).finally(() => this.indexing.delete(name));
-      this.indexing.set(name, pending);
+      pending = this.createIndexes(name, identity, template).finally(() => this.indexing.delete(identity));
+      this.indexing.set(identity, pending);
     }
     await pending;
   }
 
-  private async createIndexes(name: string, template: SchemaTemplate): Promise<void> {
+  private async createIndexes(name: string, identity: string, template: SchemaTemplate): Promise<void> {
     const wanted = template.document.fields
       .filter((field) => field.fulltext)
       .map((field) => [field.name, Index.fts({ withPosition: false })] as const);
@@ -52,6 +55,7 @@ export class LanceContentWriter {
       wanted.push(['document_id', Index.btree()]);
     for (let attempt = 0; ; attempt++) {
       const table = await this.requireTable(name);
+      if (this.db.identity(table) !== identity) throw new Error(`Schema ${name} was dropped meanwhile`);
       const existing = new Set((await table.listIndices()).flatMap((index) => index.columns));
       try {
         for (const [column, config] of wanted) {
@@ -62,7 +66,7 @@ export class LanceContentWriter {
               if (!/already exists/i.test((error as Error).message)) throw error;
             });
         }
-        this.indexed.add(name);
+        this.indexed.add(identity);
         return;
       } catch (error) {
         // Another writer committed first (its index, or rows): look again at what the table has.

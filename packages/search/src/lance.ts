@@ -45,14 +45,14 @@ export class LanceSearchBackend implements SearchBackend {
   }
 
   private async deploy(schemaName: string, template: SchemaTemplate): Promise<void> {
-    const db = await this.db();
-    let table: Table;
+    let table: Table | undefined;
     try {
-      table = await db.createEmptyTable(schemaName, arrowSchema(template), { mode: 'create' });
+      table = await this.database.createTable(schemaName, arrowSchema(template));
     } catch (error) {
       if (!/already exists/i.test((error as Error).message)) throw error;
       // Deployed before; finish a deploy that stopped before its key was set.
-      table = await db.openTable(schemaName);
+      table = await this.database.openTable(schemaName);
+      if (!table) throw error;
     }
     await ensurePrimaryKey(table);
   }
@@ -70,22 +70,16 @@ export class LanceSearchBackend implements SearchBackend {
     }
   }
 
-  async dropSchema(schemaName: string): Promise<void> {
-    const db = await this.db();
-    try {
-      await db.dropTable(schemaName);
-    } catch (error) {
-      if (!/not found|does not exist/i.test((error as Error).message)) throw error;
-    }
+  dropSchema(schemaName: string): Promise<void> {
+    return this.database.dropTable(schemaName);
   }
 
   async migrateSchema(schemaName: string, template: SchemaTemplate): Promise<MigrationResult> {
-    const db = await this.db();
-    if (!(await this.listSchemas()).includes(schemaName)) {
+    const table = await this.database.openTable(schemaName);
+    if (!table) {
       await this.deploySchema(schemaName, template);
       return { status: 'migrated', added: template.document.fields.map((f) => f.name) };
     }
-    const table = await db.openTable(schemaName);
     const live = new Map((await table.schema()).fields.map((field) => [field.name, field]));
     const target = arrowSchema(template).fields;
     const problems: string[] = [];

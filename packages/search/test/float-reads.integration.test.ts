@@ -1,8 +1,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { connect } from '@lancedb/lancedb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
+  arrowSchema,
   LanceContentIndex,
   LanceSearchBackend,
   lanceConnection,
@@ -33,9 +35,17 @@ function vectors(tokens: number, seed: number): Float32Array {
   return out;
 }
 
-/** A deployed table of `count` documents named `<prefix><n>`, written by the same steps every time. */
-async function table(dir: string, prefix: string, count: number): Promise<void> {
-  await new LanceSearchBackend(lanceConnection(dir)).deploySchema(schema, template);
+/**
+ * A deployed table of `count` documents named `<prefix><n>`, written by the same steps every time; `legacy`
+ * creates it as deploys did before tables carried an incarnation id.
+ */
+async function table(dir: string, prefix: string, count: number, legacy = false): Promise<void> {
+  if (legacy) {
+    const created = await (await connect(dir)).createEmptyTable(schema, arrowSchema(template), {
+      mode: 'create',
+    });
+    await created.setUnenforcedPrimaryKey('document_id');
+  } else await new LanceSearchBackend(lanceConnection(dir)).deploySchema(schema, template);
   const index = new LanceContentIndex(lanceConnection(dir));
   await index.ensureIndexes(schema, template);
   await index.upsert(
@@ -90,15 +100,34 @@ describe('float MaxSim reads of float vectors', () => {
     expect(new Set(first.map((s) => s.id))).toEqual(new Set(targets));
   });
 
-  it('falls back to the filter when a table was replaced by one at the same version', async () => {
+  it('reads a table dropped and deployed again at the same version through its own codes', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'float-reads-'));
     await table(dir, 'a', 50);
+    const index = new LanceContentIndex(lanceConnection(dir));
+    expect((await index.floatMaxSim(schema, query(), 5))[0]!.id).toMatch(/^a/);
+    const version = await (await index.table(schema))!.version();
+    await new LanceSearchBackend(lanceConnection(dir)).dropSchema(schema);
+    await table(dir, 'b', 50);
+    expect(await (await index.table(schema))!.version()).toBe(version);
+    const take = vi.spyOn(Object.getPrototypeOf((await index.table(schema))!), 'takeRowIds');
+    // The codes of the old table are not used: its documents are unknown, nothing is read for them.
+    expect(await index.floatMaxSim(schema, query(), 5, ['a1', 'a2', 'a3'])).toEqual([]);
+    expect(take).not.toHaveBeenCalled();
+    const fresh = await index.floatMaxSim(schema, query(), 5);
+    expect(fresh[0]!.id).toMatch(/^b/);
+    expect(take).toHaveBeenCalled();
+  });
+
+  it('falls back to the filter when a table was replaced by one at the same version', async () => {
+    // Tables made before incarnation ids were stamped cannot be told apart but by the rows read.
+    const dir = mkdtempSync(path.join(tmpdir(), 'float-reads-'));
+    await table(dir, 'a', 50, true);
     const index = new LanceContentIndex(lanceConnection(dir));
     const before = await index.floatMaxSim(schema, query(), 5);
     expect(before[0]!.id).toMatch(/^a/);
     const version = await (await index.table(schema))!.version();
     await new LanceSearchBackend(lanceConnection(dir)).dropSchema(schema);
-    await table(dir, 'b', 50);
+    await table(dir, 'b', 50, true);
     expect(await (await index.table(schema))!.version()).toBe(version);
     const fresh = await new LanceContentIndex(lanceConnection(dir)).floatMaxSim(schema, query(), 5, [
       'b1',

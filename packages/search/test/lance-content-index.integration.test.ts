@@ -41,6 +41,11 @@ const dir = mkdtempSync(path.join(tmpdir(), 'content-contract-'));
 contentIndexContract('LanceContentIndex', () => ({
   index: new LanceContentIndex(lanceConnection(dir)),
   backend: new LanceSearchBackend(lanceConnection(dir)),
+  // Its own connection, as another process has.
+  other: () => {
+    const elsewhere = new LanceDatabase(dir);
+    return { index: new LanceContentIndex(elsewhere), backend: new LanceSearchBackend(elsewhere) };
+  },
 }));
 
 describe('LanceContentIndex.ensureIndexes', () => {

@@ -57,4 +57,5 @@ graphStoreContract('InMemoryGraphStore', () => ({
   other: () => new InMemoryGraphStore(search, encoder),
   deploy: (schema) =>
     new InMemorySearchBackend(search).deploySchema(schema, schemaCatalog.get('knowledge_graph')!),
+  drop: (schema) => new InMemorySearchBackend(search).dropSchema(schema),
 }));

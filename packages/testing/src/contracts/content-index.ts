@@ -13,6 +13,8 @@ export interface ContentIndexSubject {
   index: ContentIndex;
   /** The backend deploying the schemas the index writes to. */
   backend: SearchBackend;
+  /** An index and backend over the same data, as another process has them. */
+  other?(): { index: ContentIndex; backend: SearchBackend };
 }
 
 const template: SchemaTemplate = schemaCatalog.get('document_text')!;
@@ -62,6 +64,36 @@ export function contentIndexContract(label: string, subject: () => ContentIndexS
       await index.ensureIndexes(schema, template);
       return { index, schema };
     }
+
+    it('reads and writes a schema dropped and deployed again as the new table, in this process and another', async () => {
+      const here = subject();
+      const there = here.other?.() ?? here;
+      const schema = unique('document_text_again');
+      const ids = (scored: { id: string }[]) => scored.map((s) => s.id).sort();
+      // The same steps each round, so each table's versions are the ones the table before had.
+      for (let round = 0; round < 4; round++) {
+        const [owner, peer] = round % 2 === 0 ? [here, there] : [there, here];
+        await owner.backend.deploySchema(schema, template);
+        await owner.index.ensureIndexes(schema, template);
+        await peer.index.ensureIndexes(schema, template);
+        await owner.index.upsert(schema, template, [row(`r${round}`, 0, `round ${round} okapi`, 40 + round)]);
+        await peer.index.upsert(schema, template, [row(`r${round}`, 1, `round ${round} okapi`, 50 + round)]);
+        const mine = [`r${round}:0`, `r${round}:1`];
+        for (const { index } of [owner, peer]) {
+          expect(await index.count(schema)).toBe(2);
+          expect(ids(await index.bm25(schema, ['text'], 'okapi', 10))).toEqual(mine);
+          expect(ids(await index.binaryMaxSim(schema, query(3), 10))).toEqual(mine);
+          expect(ids(await index.floatBinaryMaxSim(schema, query(3), 10))).toEqual(mine);
+          expect(ids(await index.floatMaxSim(schema, query(3), 10))).toEqual(mine);
+          expect(ids(await index.floatMaxSim(schema, query(3), 10, mine))).toEqual(mine);
+        }
+        await peer.index.replaceSources(schema, template, [`r${round}`], [row(`r${round}`, 2, 'kept okapi')]);
+        const kept = await owner.index.fetch(schema, [`r${round}:2`, `r${round}:0`], ['text']);
+        expect(kept.map((r) => r.text)).toEqual(['kept okapi']);
+        await owner.backend.dropSchema(schema);
+        expect(await peer.index.count(schema)).toBe(0);
+      }
+    });
 
     it('refuses writes to a schema not deployed and answers nothing from it', async () => {
       const { index } = subject();

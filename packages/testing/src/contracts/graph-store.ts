@@ -9,6 +9,8 @@ export interface GraphStoreSubject {
   other(): GraphStore;
   /** Deploys a tenant graph schema. */
   deploy(schema: string): Promise<void>;
+  /** Drops a tenant graph schema. */
+  drop(schema: string): Promise<void>;
 }
 
 const edge = (source: string, relation: string, target: string, extra: Record<string, unknown> = {}) => ({
@@ -42,6 +44,24 @@ export function graphStoreContract(label: string, subject: () => GraphStoreSubje
       await made.deploy(schema);
       return { ...made, schema };
     }
+
+    it('reads a schema dropped and deployed again as the new graph, in this process and another', async () => {
+      const made = subject();
+      const elsewhere = made.other();
+      const schema = unique('knowledge_graph_again');
+      for (let round = 0; round < 3; round++) {
+        await made.deploy(schema);
+        // One process writes, both read: the same steps each round, so each table has the versions of the
+        // one before, which the other process read.
+        const writer = round % 2 === 0 ? made.store : elsewhere;
+        await writer.upsert(schema, [write({ nodes: [{ name: `round ${round}` }] })]);
+        for (const store of [made.store, elsewhere]) {
+          expect([...(await store.graph(schema)).nodes.keys()]).toEqual([`round_${round}`]);
+        }
+        await made.drop(schema);
+        expect((await elsewhere.graph(schema)).nodes.size).toBe(0);
+      }
+    });
 
     it('answers an empty graph for a schema not deployed and refuses writes to it', async () => {
       const { store } = subject();

@@ -25,7 +25,8 @@ type GraphRow = { document_id: string } & (
 );
 
 export class InMemoryGraphStore implements GraphStore {
-  private readonly graphs = new Map<string, TenantGraph>();
+  /** Each schema's graph, with the table it was read from (one dropped and deployed again is another). */
+  private readonly graphs = new Map<string, { table: MemoryTable; graph: TenantGraph }>();
   private readonly writes = new Map<string, Promise<unknown>>();
 
   constructor(
@@ -40,14 +41,14 @@ export class InMemoryGraphStore implements GraphStore {
 
   private graphOf(schema: string, table: MemoryTable): TenantGraph {
     const cached = this.graphs.get(schema);
-    if (cached && cached.version === table.version) return cached;
+    if (cached?.table === table && cached.graph.version === table.version) return cached.graph;
     const graph = new TenantGraph(table.version);
     for (const row of table.rows.values() as Iterable<unknown>) {
       const stored = structuredClone(row as GraphRow);
       if (stored.record_type === 'node') graph.setNode(stored.node);
       else graph.addEdge(stored.edge);
     }
-    this.graphs.set(schema, graph);
+    this.graphs.set(schema, { table, graph });
     return graph;
   }
 
