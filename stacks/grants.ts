@@ -31,6 +31,7 @@ const TENANCY_READ = {
   tenants: 'read',
   tenantTiers: 'read',
   schemaRegistry: 'read',
+  schemaSuffixes: 'read',
 } as const satisfies StoreGrants['tables'];
 
 /** Administering tenants: their records and search tables, and cancelling a deleted tenant's tasks. */
@@ -40,6 +41,7 @@ const TENANCY_ADMIN: StoreGrants = {
     tenants: 'readWrite',
     tenantTiers: 'readWrite',
     schemaRegistry: 'readWrite',
+    schemaSuffixes: 'readWrite',
     taskQueues: 'readWrite',
     taskEvents: 'readWrite',
   },
@@ -62,6 +64,7 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
       organizations: 'read',
       tenantTiers: 'read',
       schemaRegistry: 'read',
+      schemaSuffixes: 'read',
       taskQueues: 'read',
       taskEvents: 'read',
     },

@@ -80,7 +80,11 @@ export const createTenant = route({
     400: plain(
       'A malformed id, a reserved name, an `org_id` the `tenant_id` does not belong to, or an unknown base schema.',
     ),
-    409: plain('`Tenant <id> already exists`, or it changed during the create.'),
+    409: plain(
+      "`Tenant <id> already exists`; `Tenant '<id>' conflicts with tenant '<other>': both map to schema names " +
+        '<names>` (schema names are `<base>_<org>_<tenant>`, so `a:b_c` and `a_b:c` share them), or a table of ' +
+        'one of its schema names exists; or it changed during the create.',
+    ),
     502: plain('`Tenant <id> not created: schema deploy failed for [<names>]`; nothing is left behind.'),
     503: deleteOutage,
   },

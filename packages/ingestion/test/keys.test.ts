@@ -1,6 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { jobOfIncomingKey } from '../src';
-import { cleanName, incomingKey } from '../src/keys';
+import { cleanName, incomingKey, tenantPrefix, uploadKey } from '../src/keys';
+
+describe('tenant keys', () => {
+  it('never lets one tenant prefix hold another tenant keys, whatever their names share', () => {
+    // `a:b_c` and `a_b:c` share schema names; `a:b` is a prefix of `a:bc` as text.
+    const tenants = ['a:b_c', 'a_b:c', 'a:b', 'a:bc', 'ab:c', 'a_b_c:a_b_c'];
+    for (const one of tenants) {
+      for (const other of tenants.filter((t) => t !== one)) {
+        expect(tenantPrefix(other).startsWith(tenantPrefix(one))).toBe(false);
+        expect(uploadKey(other, 'ingest_0').startsWith(`jobs/${one}/`)).toBe(false);
+        expect(incomingKey(other, 'ingest_0', 'f.md').startsWith(`incoming/${one}/`)).toBe(false);
+      }
+    }
+  });
+});
 
 describe('cleanName', () => {
   it('keeps a relative path with forward slashes', () => {

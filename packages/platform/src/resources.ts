@@ -50,6 +50,15 @@ export const tables = {
     partitionKey: 'tenant_full_id',
     sortKey: 'schema_name',
   },
+  /**
+   * Which tenant holds each schema suffix `<org>_<tenant>` (`a:b_c` and `a_b:c` share `a_b_c`): one claim
+   * row a suffix, written conditionally at a tenant's create and removed by its delete.
+   */
+  schemaSuffixes: {
+    name: 'schema-suffixes',
+    envVar: 'TESSERA_TABLE_SCHEMA_SUFFIXES',
+    partitionKey: 'schema_suffix',
+  },
   /** One row a task: kind, tenant, offsets, lease, cancellation and subscribers. */
   taskQueues: {
     name: 'task-queues',

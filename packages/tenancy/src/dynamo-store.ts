@@ -30,6 +30,7 @@ export class DynamoTenancyStore implements TenancyStore {
   private readonly tenants = resourceName(tables.tenants);
   private readonly tiers = resourceName(tables.tenantTiers);
   private readonly registry = resourceName(tables.schemaRegistry);
+  private readonly suffixes = resourceName(tables.schemaSuffixes);
 
   constructor(private readonly client: DynamoDBDocumentClient = documentClient()) {}
 
@@ -160,6 +161,43 @@ export class DynamoTenancyStore implements TenancyStore {
   async deleteTier(tenantFullId: string) {
     await this.client.send(
       new DeleteCommand({ TableName: this.tiers, Key: { tenant_full_id: tenantFullId } }),
+    );
+  }
+
+  async claimSchemaSuffix(suffix: string, tenantFullId: string, replacing?: string) {
+    for (let attempt = 0; ; attempt++) {
+      const claimed = await conditional(() =>
+        this.client.send(
+          new PutCommand({
+            TableName: this.suffixes,
+            Item: { schema_suffix: suffix, tenant_full_id: tenantFullId },
+            ConditionExpression: `attribute_not_exists(schema_suffix) OR tenant_full_id IN (:me${replacing === undefined ? '' : ', :replacing'})`,
+            ExpressionAttributeValues: {
+              ':me': tenantFullId,
+              ...(replacing === undefined ? {} : { ':replacing': replacing }),
+            },
+          }),
+        ),
+      );
+      if (claimed) return undefined;
+      const { Item } = await this.client.send(
+        new GetCommand({ TableName: this.suffixes, Key: { schema_suffix: suffix }, ConsistentRead: true }),
+      );
+      // Released between the two requests: claim again.
+      if (Item || attempt >= 2) return String(Item?.tenant_full_id ?? 'another tenant');
+    }
+  }
+
+  async releaseSchemaSuffix(suffix: string, tenantFullId: string) {
+    await conditional(() =>
+      this.client.send(
+        new DeleteCommand({
+          TableName: this.suffixes,
+          Key: { schema_suffix: suffix },
+          ConditionExpression: 'tenant_full_id = :me',
+          ExpressionAttributeValues: { ':me': tenantFullId },
+        }),
+      ),
     );
   }
 

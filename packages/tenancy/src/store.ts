@@ -22,6 +22,14 @@ export interface TenancyStore {
   putTier(tier: TierRecord): Promise<void>;
   deleteTier(tenantFullId: string): Promise<void>;
 
+  /**
+   * Claims a schema suffix (`<org>_<tenant>`) for a tenant: kept when the tenant holds it already, taken
+   * over from `replacing` when that tenant holds it. Answers the tenant holding it when another does.
+   */
+  claimSchemaSuffix(suffix: string, tenantFullId: string, replacing?: string): Promise<string | undefined>;
+  /** Releases a schema suffix the tenant holds; a suffix another tenant holds is left alone. */
+  releaseSchemaSuffix(suffix: string, tenantFullId: string): Promise<void>;
+
   putRegistryRow(row: RegistryRow): Promise<void>;
   listRegistryRows(tenantFullId: string): Promise<RegistryRow[]>;
   listAllRegistryRows(): Promise<RegistryRow[]>;

@@ -15,6 +15,7 @@ import {
   validateOrgId,
 } from '@tessera/core';
 import type { TenancyDeps } from './deps';
+import { claimSchemaNames, releaseSchemaNames } from './names';
 import { type PublicTenant, publicTenant, type TenantRecord } from './records';
 import {
   deploySchema,
@@ -97,6 +98,8 @@ async function removeTenant(deps: TenancyDeps, tenant: TenantId, record: TenantR
   if (latest && !(await deps.store.deleteTenant(tenant.orgId, tenant.tenantName, latest.revision))) {
     throw new ConflictError(`Tenant ${tenant.full} changed while it was being deleted; retry the request`);
   }
+  // After the record: a claim left by a crash here is taken over by the next create that meets it.
+  await releaseSchemaNames(deps, tenant);
   if (record.created_org && (await deps.store.listTenants(tenant.orgId)).length === 0) {
     await deps.store.deleteOrganization(tenant.orgId);
   }
@@ -133,6 +136,12 @@ export async function createTenant(deps: TenancyDeps, input: CreateTenantInput):
   };
   if (!(await deps.store.putTenantIfAbsent(record)))
     throw new ConflictError(`Tenant ${tenant.full} already exists`);
+  try {
+    await claimSchemaNames(deps, tenant);
+  } catch (error) {
+    await deps.store.deleteTenant(tenant.orgId, tenant.tenantName, record.revision);
+    throw error;
+  }
 
   const createdOrg = await deps.store.putOrganizationIfAbsent({
     org_id: tenant.orgId,

@@ -118,6 +118,107 @@ describe('createTenant', () => {
   });
 });
 
+describe('createTenant: schema names', () => {
+  /** Every schema name a tenant with this suffix could deploy, as the conflict message lists them. */
+  const namesOf = (suffix: string) =>
+    catalog
+      .baseNames()
+      .map((base) => `${base}_${suffix}`)
+      .sort()
+      .join(', ');
+
+  it('refuses a tenant whose schema names equal a registered tenant, naming both and every shared name', async () => {
+    const org = uniqueOrg();
+    await createTenant(h().deps, { tenant_id: `${org}:b_c`, created_by: 'a' });
+    expect(await failure(createTenant(h().deps, { tenant_id: `${org}_b:c`, created_by: 'a' }))).toEqual({
+      status: 409,
+      detail: `Tenant '${org}_b:c' conflicts with tenant '${org}:b_c': both map to schema names ${namesOf(`${org}_b_c`)}`,
+    });
+    // Nothing of the refused tenant was made: no record, no organization, no table.
+    expect(await h().deps.store.getTenant(`${org}_b`, 'c')).toBeUndefined();
+    expect(await h().deps.store.getOrganization(`${org}_b`)).toBeUndefined();
+    expect(await tablesOf(org)).toEqual([`video_frames_${org}_b_c`]);
+    expect(await h().deps.store.listRegistryRows(`${org}:b_c`)).toHaveLength(1);
+  });
+
+  it('refuses a bare id that maps to the names of a full one', async () => {
+    // `o_o` is `o_o:o_o`, suffix `o_o_o_o`; so is `o:o_o_o`.
+    const org = uniqueOrg();
+    await createTenant(h().deps, { tenant_id: `${org}_${org}`, created_by: 'a' });
+    const refused = await failure(
+      createTenant(h().deps, { tenant_id: `${org}:${org}_${org}_${org}`, created_by: 'a' }),
+    );
+    expect(refused.status).toBe(409);
+    expect(refused.detail).toMatch(`conflicts with tenant '${org}_${org}:${org}_${org}'`);
+  });
+
+  it('lets exactly one of two racing creates that share schema names through', async () => {
+    const org = uniqueOrg();
+    const results = await Promise.allSettled([
+      createTenant(h().deps, { tenant_id: `${org}:b_c`, created_by: 'a' }),
+      createTenant(h().deps, { tenant_id: `${org}_b:c`, created_by: 'a' }),
+    ]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason.status).toBe(409);
+    expect(refused.reason.detail).toMatch(/conflicts with tenant/);
+    expect(await tablesOf(org)).toEqual([`video_frames_${org}_b_c`]);
+  });
+
+  it('gives the names free again when the tenant holding them is deleted', async () => {
+    const org = uniqueOrg();
+    await createTenant(h().deps, { tenant_id: `${org}:b_c`, created_by: 'a' });
+    await deleteTenant(h().deps, `${org}:b_c`);
+    expect((await createTenant(h().deps, { tenant_id: `${org}_b:c`, created_by: 'a' })).status).toBe(
+      'active',
+    );
+    expect(await tablesOf(org)).toEqual([`video_frames_${org}_b_c`]);
+    // And the tenant first created can come back once the other is gone.
+    expect((await failure(createTenant(h().deps, { tenant_id: `${org}:b_c`, created_by: 'a' }))).status).toBe(
+      409,
+    );
+    await deleteTenant(h().deps, `${org}_b:c`);
+    expect((await createTenant(h().deps, { tenant_id: `${org}:b_c`, created_by: 'a' })).status).toBe(
+      'active',
+    );
+  });
+
+  it('takes over a claim left by a tenant whose record is gone (a delete that stopped before releasing it)', async () => {
+    const org = uniqueOrg();
+    expect(await h().deps.store.claimSchemaSuffix(`${org}_b_c`, `${org}:b_c`)).toBeUndefined();
+    expect((await createTenant(h().deps, { tenant_id: `${org}_b:c`, created_by: 'a' })).status).toBe(
+      'active',
+    );
+    expect(await h().deps.store.claimSchemaSuffix(`${org}_b_c`, `${org}:b_c`)).toBe(`${org}_b:c`);
+  });
+
+  it('refuses a tenant whose names a table holds that no tenant registered', async () => {
+    const org = uniqueOrg();
+    await h().backend.deploySchema(`wiki_${org}_b_c`, catalog.get('wiki')!);
+    const refused = await failure(createTenant(h().deps, { tenant_id: `${org}_b:c`, created_by: 'a' }));
+    expect(refused).toEqual({
+      status: 409,
+      detail:
+        `Tenant '${org}_b:c' conflicts with schema names wiki_${org}_b_c: the search backend holds them and no ` +
+        'tenant registered them. Review them with POST /admin/reconcile-orphans?dry_run=true.',
+    });
+    expect(await h().deps.store.getTenant(`${org}_b`, 'c')).toBeUndefined();
+    // The claim went with the refusal: once the table is gone, the create goes through.
+    await h().backend.real.dropSchema(`wiki_${org}_b_c`);
+    expect((await createTenant(h().deps, { tenant_id: `${org}_b:c`, created_by: 'a' })).status).toBe(
+      'active',
+    );
+  });
+
+  it('refuses a tenant whose auxiliary schema names another tenant deployed', async () => {
+    const org = uniqueOrg();
+    const first = await createTenant(h().deps, { tenant_id: `${org}:b_c`, created_by: 'a' });
+    await ensureTenantSchema(h().deps, first.tenant_full_id, 'knowledge_graph');
+    const refused = await failure(createTenant(h().deps, { tenant_id: `${org}_b:c`, created_by: 'a' }));
+    expect(refused.detail).toMatch(`knowledge_graph_${org}_b_c`);
+  });
+});
+
 describe('deleteTenant', () => {
   it('drops the schemas, registry rows, tier and record', async () => {
     const org = uniqueOrg();
@@ -196,10 +297,17 @@ describe('deleteTenant', () => {
   });
 
   it('refuses to drop an unregistered schema that a peer tenant could own', async () => {
-    // `x:y_z` and `x_y:z` share the suffix `_x_y_z`.
+    // `x:y_z` and `x_y:z` share the suffix `_x_y_z`: a create refuses the second now, but both can exist
+    // when they were created before schema names were claimed.
     const org = uniqueOrg();
-    await createTenant(h().deps, { tenant_id: `${org}:y_z`, created_by: 'a' });
-    await createTenant(h().deps, { tenant_id: `${org}_y:z`, created_by: 'a' });
+    const first = await createTenant(h().deps, { tenant_id: `${org}:y_z`, created_by: 'a' });
+    await h().deps.store.putTenantIfAbsent({
+      ...first,
+      tenant_full_id: `${org}_y:z`,
+      org_id: `${org}_y`,
+      tenant_name: 'z',
+      revision: 1,
+    });
     const ambiguous = `wiki_${org}_y_z`;
     await h().backend.deploySchema(ambiguous, catalog.get('wiki')!);
     const refused = await failure(deleteTenant(h().deps, `${org}:y_z`));

@@ -53,6 +53,30 @@ export function tenancyStoreContract(label: string, make: () => TenancyStore): v
       expect(await store.deleteTenant(org, 'a', 2)).toBe(false);
     });
 
+    it('gives a schema suffix to one tenant at a time, which keeps it until it releases it', async () => {
+      const store = make();
+      const suffix = unique('a_b_c');
+      const [first, second] = [`${suffix}x:b_c`, `${suffix}x_b:c`];
+      const claims = await Promise.all([
+        store.claimSchemaSuffix(suffix, first),
+        store.claimSchemaSuffix(suffix, second),
+      ]);
+      expect(claims.filter((holder) => holder === undefined)).toHaveLength(1);
+      const [holder, other] = claims[0] === undefined ? [first, second] : [second, first];
+      expect(claims).toContain(holder);
+      expect(await store.claimSchemaSuffix(suffix, holder)).toBeUndefined();
+      expect(await store.claimSchemaSuffix(suffix, other)).toBe(holder);
+      // Releasing another tenant's claim changes nothing; its holder's release frees it.
+      await store.releaseSchemaSuffix(suffix, other);
+      expect(await store.claimSchemaSuffix(suffix, other)).toBe(holder);
+      await store.releaseSchemaSuffix(suffix, holder);
+      expect(await store.claimSchemaSuffix(suffix, other)).toBeUndefined();
+      // A claim is taken over from the tenant named as replaced, and only from it.
+      expect(await store.claimSchemaSuffix(suffix, holder, 'nobody')).toBe(other);
+      expect(await store.claimSchemaSuffix(suffix, holder, other)).toBeUndefined();
+      expect(await store.claimSchemaSuffix(suffix, other)).toBe(holder);
+    });
+
     it('keeps tiers and registry rows per tenant', async () => {
       const store = make();
       const full = `${unique('org')}:t`;

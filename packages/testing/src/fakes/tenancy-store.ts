@@ -8,6 +8,7 @@ export class InMemoryTenancyStore implements TenancyStore {
   private readonly tenants = new Map<string, TenantRecord>();
   private readonly tiers = new Map<string, TierRecord>();
   private readonly registry = new Map<string, RegistryRow>();
+  private readonly suffixes = new Map<string, string>();
 
   private static tenantKey = (orgId: string, tenantName: string) => `${orgId}\u0000${tenantName}`;
   private static rowKey = (tenant: string, schema: string) => `${tenant}\u0000${schema}`;
@@ -76,6 +77,17 @@ export class InMemoryTenancyStore implements TenancyStore {
 
   async deleteTier(tenantFullId: string) {
     this.tiers.delete(tenantFullId);
+  }
+
+  async claimSchemaSuffix(suffix: string, tenantFullId: string, replacing?: string) {
+    const holder = this.suffixes.get(suffix);
+    if (holder !== undefined && holder !== tenantFullId && holder !== replacing) return holder;
+    this.suffixes.set(suffix, tenantFullId);
+    return undefined;
+  }
+
+  async releaseSchemaSuffix(suffix: string, tenantFullId: string) {
+    if (this.suffixes.get(suffix) === tenantFullId) this.suffixes.delete(suffix);
   }
 
   async putRegistryRow(row: RegistryRow) {
