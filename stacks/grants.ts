@@ -34,18 +34,32 @@ const TENANCY_READ = {
   schemaSuffixes: 'read',
 } as const satisfies StoreGrants['tables'];
 
-/** Administering tenants: their records and search tables, and cancelling a deleted tenant's tasks. */
-const TENANCY_ADMIN: StoreGrants = {
+/** Administering tenants: their records, schema-name claims and search tables. */
+const TENANCY_ADMIN = {
   tables: {
     organizations: 'readWrite',
     tenants: 'readWrite',
     tenantTiers: 'readWrite',
     schemaRegistry: 'readWrite',
     schemaSuffixes: 'readWrite',
-    taskQueues: 'readWrite',
-    taskEvents: 'readWrite',
   },
   buckets: { search: 'readWrite' },
+} as const satisfies StoreGrants;
+
+/**
+ * Removing tenants: besides their records and tables, the data every store owns of them
+ * (functions/tenant-data.ts): ingestion jobs, source hashes, slots and uploads, and task events.
+ */
+const TENANT_REMOVAL: StoreGrants = {
+  tables: {
+    ...TENANCY_ADMIN.tables,
+    taskQueues: 'readWrite',
+    taskEvents: 'readWrite',
+    ingestionJobs: 'readWrite',
+    ingestionSources: 'readWrite',
+    ingestionSlots: 'readWrite',
+  },
+  buckets: { search: 'readWrite', uploads: 'readWrite' },
 };
 
 /**
@@ -59,31 +73,23 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
   // DescribeTable, HeadBucket and GetQueueUrl probe the services; the search backend lists its tables. The
   // other tables are reached through the tenancy wiring the probe of the search backend comes with.
   'http/health': {
-    tables: {
-      tenants: 'read',
-      organizations: 'read',
-      tenantTiers: 'read',
-      schemaRegistry: 'read',
-      schemaSuffixes: 'read',
-      taskQueues: 'read',
-      taskEvents: 'read',
-    },
+    tables: { ...TENANCY_READ },
     buckets: { uploads: 'read', search: 'read' },
     queues: { ingestion: 'describe' },
   },
-  // Create and delete organizations and tenants: their records, tiers, schema rows and search tables, and
-  // a deleted tenant's tasks are cancelled.
-  'http/organizations': { ...TENANCY_ADMIN },
-  'http/tenants': { ...TENANCY_ADMIN },
+  // Create and delete organizations and tenants: their records, tiers, schema rows, name claims and search
+  // tables, and everything of a deleted tenant in the other stores.
+  'http/organizations': { ...TENANT_REMOVAL },
+  'http/tenants': { ...TENANT_REMOVAL },
   // Orphan reconciliation drops search tables and registry rows.
   'http/schemas': { ...TENANCY_ADMIN },
   'http/search': {
-    tables: { ...TENANCY_READ, taskQueues: 'read', taskEvents: 'read' },
+    tables: { ...TENANCY_READ },
     buckets: { search: 'read' },
   },
   // Upserts write the tenant's graph tables.
   'http/graph': {
-    tables: { ...TENANCY_READ, taskQueues: 'read', taskEvents: 'read' },
+    tables: { ...TENANCY_READ },
     buckets: { search: 'readWrite' },
   },
   // Streams read a task's events; cancel writes the task.
@@ -105,8 +111,8 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
     buckets: { uploads: 'readWrite', search: 'read' },
     queues: { ingestion: 'send' },
   },
-  // Tenant recovery, schema migration and the task event sweep.
-  'workers/maintenance': { ...TENANCY_ADMIN },
+  // Tenant recovery (a removal), schema migration and the task event sweep.
+  'workers/maintenance': { ...TENANT_REMOVAL },
   // The ingestion worker indexes into the search backend, keeps jobs, source hashes and slots, and writes
   // pipeline artifacts beside the uploads; job recovery queues idle jobs again.
   'workers/ingestion': {

@@ -1,5 +1,6 @@
 /** Admin routes of organizations. */
 import { Organizations } from '@tessera/api';
+import { tenantAdmin } from '@tessera/functions/tenant-data';
 import { httpRoute, reply } from '@tessera/http';
 import {
   createOrganization as create,
@@ -7,10 +8,9 @@ import {
   listOrganizations as list,
   listOrganizationTenants as listTenants,
   deleteOrganization as remove,
-  tenancy,
 } from '@tessera/tenancy';
 
-const deps = tenancy();
+const deps = tenantAdmin();
 
 export const createOrganization = httpRoute(Organizations.createOrganization, async ({ body }) =>
   reply(201, await create(deps, body)),

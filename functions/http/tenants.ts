@@ -1,5 +1,6 @@
 /** Admin routes of tenants and their router tier. */
 import { Tenants } from '@tessera/api';
+import { tenantAdmin } from '@tessera/functions/tenant-data';
 import { httpRoute, reply } from '@tessera/http';
 import {
   createTenant as create,
@@ -7,10 +8,9 @@ import {
   getTier,
   deleteTenant as remove,
   setTier,
-  tenancy,
 } from '@tessera/tenancy';
 
-const deps = tenancy();
+const deps = tenantAdmin();
 
 export const createTenant = httpRoute(Tenants.createTenant, async ({ body }) =>
   reply(201, await create(deps, body)),

@@ -1,10 +1,11 @@
 /** Scheduled upkeep: roll back tenant creates whose process died; migrate drifted tenant schemas; drop expired task events. */
 import { log } from '@tessera/core';
 import { taskEvents } from '@tessera/events';
+import { tenantAdmin } from '@tessera/functions/tenant-data';
 import { migrateDriftedSchemas, recoverInterruptedCreates, tenancy } from '@tessera/tenancy';
 
 export const recoverTenants = async () => {
-  const recovered = await recoverInterruptedCreates(tenancy());
+  const recovered = await recoverInterruptedCreates(tenantAdmin());
   if (recovered.length > 0) log.info('rolled back interrupted tenant creates', { tenants: recovered });
   return { recovered };
 };

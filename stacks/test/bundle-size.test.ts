@@ -17,15 +17,15 @@ const MB = 1_000_000;
 const BUDGETS_MB: Record<string, number> = {
   'http/fallback': 0.85,
   'http/health': 2.95,
-  'http/organizations': 2.45,
-  'http/tenants': 2.45,
+  'http/organizations': 3.05,
+  'http/tenants': 3.05,
   'http/schemas': 2.45,
   'http/search': 2.5,
   'http/graph': 2.5,
   'http/events': 2.45,
   'http/openapi': 1.05,
   'http/ingestion': 7.6,
-  'workers/maintenance': 2.45,
+  'workers/maintenance': 2.95,
   'workers/ingestion': 7.6,
 };
 

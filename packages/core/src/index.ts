@@ -7,4 +7,5 @@ export { log } from './log';
 export * from './network';
 export * from './payload';
 export type { SseStream } from './sse';
+export type { TenantDataOwner } from './tenant-data';
 export * from './v8';

@@ -360,6 +360,43 @@ export class DynamoTaskEvents implements TaskEvents {
     return found.sort(byAge);
   }
 
+  async tenantTasks(tenantId: string): Promise<TaskRecord[]> {
+    const found: TaskRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client
+        .send(
+          new ScanCommand({
+            TableName: this.queues,
+            FilterExpression: 'tenant_id = :tenant',
+            ExpressionAttributeValues: { ':tenant': tenantId },
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+        )
+        .catch(unanswered());
+      found.push(...((page.Items ?? []) as TaskRecord[]).filter((record) => !expired(record, this.now())));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return found.sort(byAge);
+  }
+
+  async expireEnded(taskId: string): Promise<void> {
+    const expires = Math.ceil((this.now() + ENDED_RETENTION_MS) / 1000);
+    await conditional(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.queues,
+          Key: { task_id: taskId },
+          UpdateExpression: 'SET expires_at = :expires',
+          ConditionExpression:
+            'ended = :true AND (attribute_not_exists(expires_at) OR expires_at > :expires)',
+          ExpressionAttributeValues: { ':expires': expires, ':true': true },
+        }),
+      ),
+    );
+  }
+
   async cancelTenant(tenantId: string, reason: string): Promise<string[]> {
     return cancelEach(this, await this.active(tenantId), reason);
   }

@@ -35,5 +35,13 @@ export {
   taskCondition,
   WORKFLOW_WINDOW,
 } from './task-events';
+export type { PurgeTiming } from './tenant-data';
+export {
+  DEFAULT_PURGE_TIMING,
+  deletedReason,
+  producerWorking,
+  settleTenantWork,
+  taskEventsTenantData,
+} from './tenant-data';
 export { TaskEventsUnavailableError } from './unavailable';
 export { taskEvents } from './wiring';

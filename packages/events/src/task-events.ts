@@ -91,6 +91,13 @@ export interface TaskEvents {
   cancel(taskId: string, kind: TaskKind, reason: string): Promise<Cancelled>;
   /** Running or queued tasks of a tenant (canonical id), oldest first. */
   active(tenantId: string): Promise<TaskRecord[]>;
+  /** Every task of a tenant still retained, ended or not, oldest first. */
+  tenantTasks(tenantId: string): Promise<TaskRecord[]>;
+  /**
+   * Has an ended task forgotten 30 minutes from now, as an ended workflow is (its readers see its end first),
+   * unless it goes sooner; a task not ended is left alone.
+   */
+  expireEnded(taskId: string): Promise<void>;
   /** Records a cancellation on every running or queued task of a tenant, oldest first. */
   cancelTenant(tenantId: string, reason: string): Promise<string[]>;
   /** Registers (or renews) a stream reader, leased `leaseMs` past now. */

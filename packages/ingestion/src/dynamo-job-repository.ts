@@ -3,14 +3,24 @@
  * slots. Every write is a conditional update.
  */
 import {
+  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   ScanCommand,
+  type ScanCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '@tessera/core';
-import { batchGet, batchPut, conditional, documentClient, resourceName, tables } from '@tessera/platform';
+import {
+  batchDelete,
+  batchGet,
+  batchPut,
+  conditional,
+  documentClient,
+  resourceName,
+  tables,
+} from '@tessera/platform';
 import type { JobRecord, JobState } from './model';
 import { type JobRepository, type SourceRecord, sourceKey } from './ports';
 
@@ -111,27 +121,69 @@ export class DynamoJobRepository implements JobRepository {
   }
 
   async idle(idleMs: number): Promise<JobRecord[]> {
-    const found: JobRecord[] = [];
+    return (await this.scan(this.jobs, {
+      FilterExpression: '#state IN (:queued, :running) AND updated_at <= :before',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: {
+        ':queued': 'queued',
+        ':running': 'running',
+        ':before': this.now() - idleMs,
+      },
+    })) as unknown as JobRecord[];
+  }
+
+  /** Every item of a table the filter keeps (a scan: tenant deletes and recovery are rare). */
+  private async scan(
+    table: string,
+    filter: Pick<
+      ScanCommandInput,
+      'FilterExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+    >,
+    projection?: string,
+  ): Promise<Record<string, unknown>[]> {
+    const found: Record<string, unknown>[] = [];
     let start: Record<string, unknown> | undefined;
     do {
       const page = await this.client.send(
         new ScanCommand({
-          TableName: this.jobs,
-          FilterExpression: '#state IN (:queued, :running) AND updated_at <= :before',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: {
-            ':queued': 'queued',
-            ':running': 'running',
-            ':before': this.now() - idleMs,
-          },
+          TableName: table,
+          ...filter,
+          ...(projection ? { ProjectionExpression: projection } : {}),
           ConsistentRead: true,
           ExclusiveStartKey: start,
         }),
       );
-      found.push(...((page.Items ?? []) as JobRecord[]));
+      found.push(...(page.Items ?? []));
       start = page.LastEvaluatedKey;
     } while (start);
     return found;
+  }
+
+  async tenantJobs(tenantId: string): Promise<JobRecord[]> {
+    return (await this.scan(this.jobs, {
+      FilterExpression: 'tenant_id = :tenant',
+      ExpressionAttributeValues: { ':tenant': tenantId },
+    })) as unknown as JobRecord[];
+  }
+
+  async forgetTenant(tenantId: string): Promise<void> {
+    const jobs = await this.scan(
+      this.jobs,
+      { FilterExpression: 'tenant_id = :tenant', ExpressionAttributeValues: { ':tenant': tenantId } },
+      'job_id',
+    );
+    await batchDelete(this.client, this.jobs, jobs);
+    // Source rows are keyed `<tenant>|<profile>`; a tenant id holds no `|`, so the prefix is the tenant's own.
+    const sources = await this.scan(
+      this.sourceTable,
+      {
+        FilterExpression: 'begins_with(tenant_profile, :prefix)',
+        ExpressionAttributeValues: { ':prefix': `${tenantId}|` },
+      },
+      'tenant_profile, source_doc_id',
+    );
+    await batchDelete(this.client, this.sourceTable, sources);
+    await this.client.send(new DeleteCommand({ TableName: this.slots, Key: { tenant_id: tenantId } }));
   }
 
   async sources(

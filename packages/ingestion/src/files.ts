@@ -5,8 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { type DocumentInput, indexSources, patchDocuments } from '@tessera/content';
-import { failpoint, faultpoint, HttpError, stallpoint } from '@tessera/core';
-import { type GuardedTenant, requireTenant } from '@tessera/tenancy';
+import { failpoint, faultpoint, HttpError, NotFoundError, stallpoint } from '@tessera/core';
+import { type GuardedTenant, incarnationOf, requireTenant } from '@tessera/tenancy';
 import type { IngestionDeps } from './deps';
 import { ContentError } from './errors';
 import { extractDocuments, fileGraph, storeGraphs } from './extraction';
@@ -89,7 +89,15 @@ export async function finishFiles(
   const pending = prepared.filter((item) => item.outcome === undefined);
   let guarded: Promise<GuardedTenant> | undefined;
   const tenant = () => {
-    guarded ??= requireTenant(deps.content.tenancy, job.tenant_id);
+    guarded ??= requireTenant(deps.content.tenancy, job.tenant_id).then((found) => {
+      // A tenant deleted and created again since the job was submitted is another tenant.
+      if (job.tenant_incarnation !== undefined && incarnationOf(found.record) !== job.tenant_incarnation) {
+        throw new NotFoundError(
+          `Tenant '${job.tenant_id}' was deleted after job ${job.job_id} was submitted; the tenant of that name now is another`,
+        );
+      }
+      return found;
+    });
     return guarded;
   };
   // The graph extraction (on the tagging threads) runs while the content is fed.

@@ -18,4 +18,6 @@ export { SqsJobQueue } from './sqs-job-queue';
 export type { StatusEntry } from './status';
 export { statusEntry } from './status';
 export { cancelJob, enqueueJob, presignUpload, startRun, submitUpload } from './submit';
+export type { IngestionStores } from './tenant-data';
+export { ingestionTenantData, tenantBlobPrefixes } from './tenant-data';
 export { ingestion } from './wiring';

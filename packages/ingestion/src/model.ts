@@ -26,6 +26,8 @@ export type UploadResult = Ingestion.UploadResult;
 export interface JobRecord {
   job_id: string;
   tenant_id: string;
+  /** Which creation of its tenant the job was submitted for (`incarnationOf`): one created again is another. */
+  tenant_incarnation?: string;
   state: JobState;
   files: JobFile[];
   origin: 'upload' | 'presigned' | 'start';

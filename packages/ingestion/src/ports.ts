@@ -69,4 +69,8 @@ export interface JobRepository {
    */
   acquireSlot(tenantId: string, holder: string, max: number, leaseMs: number): Promise<boolean>;
   releaseSlot(tenantId: string, holder: string): Promise<void>;
+  /** Every job of the tenant, ended or not. */
+  tenantJobs(tenantId: string): Promise<JobRecord[]>;
+  /** Removes the tenant's job records, source records and run slots (it is deleted). */
+  forgetTenant(tenantId: string): Promise<void>;
 }

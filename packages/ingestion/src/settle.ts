@@ -6,7 +6,7 @@ import type { JobRecord } from './model';
 
 /** Ends the job once and reports how, through the attempt's reporter or, without one, on its task. */
 export async function endJob(
-  deps: IngestionDeps,
+  deps: Pick<IngestionDeps, 'jobs' | 'events'>,
   jobId: string,
   state: 'complete' | 'failed' | 'cancelled',
   fields: Partial<JobRecord>,

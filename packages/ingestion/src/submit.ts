@@ -7,7 +7,7 @@ import type { Ingestion } from '@tessera/api';
 import { BadRequestError, log, PayloadTooLargeError, ValidationError } from '@tessera/core';
 import { QUEUED_INGESTION_LEASE_MS } from '@tessera/events';
 import { streamingUrl } from '@tessera/platform';
-import { requireTenant } from '@tessera/tenancy';
+import { type GuardedTenant, incarnationOf, requireTenant } from '@tessera/tenancy';
 import type { IngestionDeps } from './deps';
 import { ingestionEnv } from './env';
 import { cleanName, incomingKey, newJobId, tenantPrefix, uploadKey } from './keys';
@@ -110,7 +110,7 @@ async function abandon(deps: IngestionDeps, job: JobRecord, keys: string[], erro
 }
 
 function newJob(
-  tenantId: string,
+  { tenant, record }: GuardedTenant,
   files: JobFile[],
   origin: JobRecord['origin'],
   jobId = newJobId(),
@@ -118,7 +118,8 @@ function newJob(
   const now = Date.now();
   return {
     job_id: jobId,
-    tenant_id: tenantId,
+    tenant_id: tenant.full,
+    tenant_incarnation: incarnationOf(record),
     state: 'queued',
     files,
     origin,
@@ -133,7 +134,8 @@ export async function submitUpload(
   deps: IngestionDeps,
   request: Pick<Ingestion.UploadFields, 'tenant_id' | 'profile'> & { files: UploadedFile[] },
 ): Promise<Submitted> {
-  const { tenant } = await requireTenant(deps.content.tenancy, request.tenant_id);
+  const guarded = await requireTenant(deps.content.tenancy, request.tenant_id);
+  const { tenant } = guarded;
   if (request.files.length === 0) {
     // Reported as a missing form field is, like tenant_id.
     throw new ValidationError([
@@ -154,7 +156,7 @@ export async function submitUpload(
     offset += file.bytes.byteLength;
     return entry;
   });
-  const job = newJob(tenant.full, files, 'upload', jobId);
+  const job = newJob(guarded, files, 'upload', jobId);
   // One object for all the files of an upload: a tree of small files costs one write and one read, not
   // one of each a file.
   const body =
@@ -179,14 +181,15 @@ export async function presignUpload(
   deps: IngestionDeps,
   request: Ingestion.PresignRequest,
 ): Promise<Ingestion.Presigned> {
-  const { tenant } = await requireTenant(deps.content.tenancy, request.tenant_id);
+  const guarded = await requireTenant(deps.content.tenancy, request.tenant_id);
+  const { tenant } = guarded;
   const name = fileName(request.filename);
   checkSize(name, request.size);
   const profile = profileFor(deps.content.profiles, name, request.profile);
   const jobId = newJobId();
   const key = incomingKey(tenant.full, jobId, name);
   const job = newJob(
-    tenant.full,
+    guarded,
     [{ name, key, size: request.size, profile: profile.profile_name }],
     'presigned',
     jobId,
@@ -216,7 +219,8 @@ export async function presignUpload(
  * uploads bucket (all of a prefix, or named keys). Cancellation lands between files.
  */
 export async function startRun(deps: IngestionDeps, request: Ingestion.StartRequest): Promise<Submitted> {
-  const { tenant } = await requireTenant(deps.content.tenancy, request.tenant_id);
+  const guarded = await requireTenant(deps.content.tenancy, request.tenant_id);
+  const { tenant } = guarded;
   const root = tenantPrefix(tenant.full);
   const objects: { key: string; size: number }[] = [];
   if (request.keys) {
@@ -237,5 +241,5 @@ export async function startRun(deps: IngestionDeps, request: Ingestion.StartRequ
     const profile = profileFor(deps.content.profiles, name, request.profile);
     return { name, key, size, profile: profile.profile_name };
   });
-  return register(deps, newJob(tenant.full, files, 'start'), true);
+  return register(deps, newJob(guarded, files, 'start'), true);
 }

@@ -68,3 +68,23 @@ export async function batchPut(client: DynamoDBDocumentClient, table: string, it
     ),
   );
 }
+
+/** Deletes the items under every key (keys that hold nothing are no error). */
+export async function batchDelete(
+  client: DynamoDBDocumentClient,
+  table: string,
+  keys: Item[],
+): Promise<void> {
+  await Promise.all(
+    slices(keys, BATCH_WRITE_ITEMS).map((slice) =>
+      resending('deletes', slice, async (pending) => {
+        const answer = await client.send(
+          new BatchWriteCommand({
+            RequestItems: { [table]: pending.map((Key) => ({ DeleteRequest: { Key } })) },
+          }),
+        );
+        return (answer.UnprocessedItems?.[table] ?? []).map((request) => request.DeleteRequest!.Key as Item);
+      }),
+    ),
+  );
+}

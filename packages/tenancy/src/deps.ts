@@ -1,5 +1,6 @@
 /** What the tenancy domain needs from the outside, built once per process. */
 import type { SchemaCatalog, SearchBackend } from '@tessera/search';
+import type { TenantDataOwners } from './owners';
 import type { TenancyStore } from './store';
 
 export interface TenancyDeps {
@@ -11,6 +12,9 @@ export interface TenancyDeps {
   createLeaseMs: number;
   /** Base schemas a tenant gets when the create names none. */
   defaultBaseSchemas: string[];
-  /** Called after a tenant is marked deleted, before its data goes (e.g. to cancel its running tasks). */
-  onTenantDeleting?: (tenantFullId: string) => Promise<void>;
+  /**
+   * The stores holding tenant data, which a tenant removal purges after marking the tenant deleted (see
+   * owners.ts). A removal refuses to run without them: deps that can remove tenants must say what to purge.
+   */
+  owners?: TenantDataOwners;
 }

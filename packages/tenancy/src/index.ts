@@ -9,8 +9,9 @@ export {
   listOrganizations,
   listOrganizationTenants,
 } from './organizations';
+export { TenantDataOwners } from './owners';
 export type { PublicTenant } from './records';
-export { Organization, publicTenant, RegistryRow, TenantRecord, TierRecord } from './records';
+export { incarnationOf, Organization, publicTenant, RegistryRow, TenantRecord, TierRecord } from './records';
 export type { TenancyStore } from './store';
 export type { GuardedTenant, TenantRef } from './tenants';
 export {

@@ -29,8 +29,17 @@ export const TenantRecord = z.object({
   created_org: z.boolean().optional(),
   /** While `marked_deleted`: why the last delete attempt stopped. */
   delete_error: z.string().optional(),
+  /**
+   * A random id of this creation of the tenant: a tenant deleted and created again under its id is another
+   * (records made before it existed go by `created_at`; see `incarnationOf`).
+   */
+  incarnation: z.string().optional(),
 });
 export type TenantRecord = z.infer<typeof TenantRecord>;
+
+/** Which creation of its tenant a record is: what data kept for a tenant (a job, say) is bound to. */
+export const incarnationOf = (record: TenantRecord): string =>
+  record.incarnation ?? String(record.created_at);
 
 export const TierRecord = z.object({
   tenant_full_id: z.string(),

@@ -8,7 +8,7 @@ import {
 } from '@tessera/core';
 import { definitionHash } from '@tessera/search';
 import type { TenancyDeps } from './deps';
-import type { RegistryRow, TenantRecord } from './records';
+import { incarnationOf, type RegistryRow, type TenantRecord } from './records';
 
 export function requireTemplates(deps: TenancyDeps, bases: string[]): void {
   const unknown = bases.filter((base) => !deps.catalog.has(base));
@@ -111,13 +111,13 @@ export async function planTenantDrop(deps: TenancyDeps, tenant: TenantId): Promi
 
 /**
  * Auxiliary schemas this process deployed or found deployed, per tenancy wiring: keyed by the tenant's
- * incarnation (its id and `created_at`, which a tenant deleted and created again does not share) and the
+ * incarnation (its id and `incarnationOf`, which a tenant deleted and created again does not share) and the
  * base, so that a tenant's every later write skips the registry read. Removing a tenant forgets its entries.
  */
 const deployed = new WeakMap<TenancyDeps, Map<string, Promise<string>>>();
 
 const deployedKey = (record: TenantRecord, base: string) =>
-  `${record.tenant_full_id}\u0000${record.created_at}\u0000${base}`;
+  `${record.tenant_full_id}\u0000${incarnationOf(record)}\u0000${base}`;
 
 function deployedOf(deps: TenancyDeps): Map<string, Promise<string>> {
   let known = deployed.get(deps);

@@ -1,4 +1,5 @@
 /** Tenant lifecycle: create, read, delete (with crash-safe rollback), the tenant guard and tiers. */
+import { randomUUID } from 'node:crypto';
 import type { Tenants } from '@tessera/api';
 import {
   BadGatewayError,
@@ -55,10 +56,18 @@ const leaseLive = (deps: TenancyDeps, record: TenantRecord) =>
   record.status === 'creating' && (record.lease_expires_at ?? 0) > deps.now();
 
 /**
- * Removes a tenant's schemas, registry rows, tier and record. The record is marked deleted first, so a
- * failure or crash part-way leaves a tenant that refuses traffic and that the next DELETE or POST finishes.
+ * Removes everything of a tenant: the data every registered owner holds (ingestion jobs, uploads, task
+ * events, …), its schemas, registry rows, tier, record and schema-name claim. The record is marked deleted
+ * first, so a failure or crash part-way leaves a tenant that refuses traffic and that the next DELETE or POST
+ * finishes; every step can run again.
  */
 async function removeTenant(deps: TenancyDeps, tenant: TenantId, record: TenantRecord): Promise<string[]> {
+  const owners = deps.owners;
+  if (!owners) {
+    throw new Error(
+      `Tenant ${tenant.full} cannot be removed by deps that name no tenant-data owners: take them from tenantAdmin() of functions/tenant-data.ts`,
+    );
+  }
   const plan = await planTenantDrop(deps, tenant);
   let current = record;
   if (record.status !== 'marked_deleted') {
@@ -76,7 +85,8 @@ async function removeTenant(deps: TenancyDeps, tenant: TenantId, record: TenantR
   failpoint('tenant.delete.after_mark');
   forgetDeployedSchemas(deps, tenant.full);
   try {
-    await deps.onTenantDeleting?.(tenant.full);
+    await owners.purge(tenant);
+    failpoint('tenant.delete.after_purge');
     for (const name of plan.schemas) await deps.backend.dropSchema(name);
     for (const row of plan.rows) await deps.store.deleteRegistryRow(row.tenant_full_id, row.schema_name);
     await deps.store.deleteTier(tenant.full);
@@ -133,6 +143,7 @@ export async function createTenant(deps: TenancyDeps, input: CreateTenantInput):
     revision: 1,
     lease_expires_at: now + deps.createLeaseMs,
     created_org: false,
+    incarnation: randomUUID(),
   };
   if (!(await deps.store.putTenantIfAbsent(record)))
     throw new ConflictError(`Tenant ${tenant.full} already exists`);

@@ -1,6 +1,5 @@
 /** The production wiring of the tenancy domain, built once per process. */
 import path from 'node:path';
-import { taskEvents } from '@tessera/events';
 import { platformEnv } from '@tessera/platform';
 import { LanceSearchBackend, lanceConnection, SchemaCatalog, type SearchBackend } from '@tessera/search';
 import type { TenancyDeps } from './deps';
@@ -23,10 +22,6 @@ export function tenancy(): TenancyDeps {
     now: Date.now,
     createLeaseMs: tenancyEnv.createLeaseMs,
     defaultBaseSchemas: tenancyEnv.defaultBaseSchemas,
-    // A deleted tenant's running and queued tasks are told to stop (oldest first; first reasons stay).
-    onTenantDeleting: async (tenantId) => {
-      await taskEvents().cancelTenant(tenantId, `Tenant ${tenantId} was deleted`);
-    },
   };
   return deps;
 }

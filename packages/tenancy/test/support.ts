@@ -16,7 +16,7 @@ import {
 } from '@tessera/search';
 import { InMemorySearchBackend, InMemoryTenancyStore } from '@tessera/testing/fakes';
 import { afterAll, beforeAll } from 'vitest';
-import { DynamoTenancyStore, type TenancyDeps, type TenancyStore } from '../src/index';
+import { DynamoTenancyStore, type TenancyDeps, type TenancyStore, TenantDataOwners } from '../src/index';
 
 export const catalog = new SchemaCatalog(path.resolve(import.meta.dirname, '../../../configs/schemas'));
 
@@ -67,6 +67,8 @@ function harness<Real extends SearchBackend>(store: TenancyStore, real: Real, st
     now: () => clock.now,
     createLeaseMs: 60_000,
     defaultBaseSchemas: ['video_frames'],
+    // The tenancy domain's own data only; the stores of other domains are purged in their tests.
+    owners: new TenantDataOwners(),
   };
   return { deps, backend, clock, stop };
 }

@@ -81,6 +81,41 @@ export function jobRepositoryContract(label: string, make: (now: () => number) =
       }
     });
 
+    it('lists a tenant jobs and forgets its jobs, sources and slots, and only its own', async () => {
+      const tenant = `${unique('forget')}:t`;
+      // `<tenant>x` starts with the tenant id as text: it is another tenant all the same.
+      const other = `${tenant}x`;
+      const ids = [unique('ingest'), unique('ingest'), unique('ingest')];
+      await jobs.create({ ...job(ids[0]!), tenant_id: tenant });
+      await jobs.create({ ...job(ids[1]!), tenant_id: tenant });
+      await jobs.create({ ...job(ids[2]!), tenant_id: other });
+      await jobs.settle(ids[1]!, 'complete', {});
+      const record = { content_hash: 'h', job_id: 'j', chunks: 1, updated_at: 1 };
+      const files = Array.from({ length: 30 }, (_, i) => ({ profile: `p${i % 2}`, name: `f${i}.md` }));
+      await jobs.recordSources(
+        tenant,
+        files.map((file) => ({ ...file, record })),
+      );
+      await jobs.recordSources(
+        other,
+        files.map((file) => ({ ...file, record })),
+      );
+      expect(await jobs.acquireSlot(tenant, 'h1', 1, 60_000)).toBe(true);
+      expect(await jobs.acquireSlot(other, 'h2', 1, 60_000)).toBe(true);
+      expect((await jobs.tenantJobs(tenant)).map((j) => j.job_id).sort()).toEqual([ids[0], ids[1]].sort());
+
+      await jobs.forgetTenant(tenant);
+      await jobs.forgetTenant(tenant);
+      expect(await jobs.tenantJobs(tenant)).toEqual([]);
+      expect(await jobs.get(ids[0]!)).toBeUndefined();
+      expect((await jobs.sources(tenant, files)).size).toBe(0);
+      expect(await jobs.acquireSlot(tenant, 'h3', 1, 60_000)).toBe(true);
+      // The other tenant keeps everything.
+      expect((await jobs.tenantJobs(other)).map((j) => j.job_id)).toEqual([ids[2]]);
+      expect((await jobs.sources(other, files)).size).toBe(30);
+      expect(await jobs.acquireSlot(other, 'h4', 1, 60_000)).toBe(false);
+    });
+
     it('remembers the content hash each source was last ingested from, many at a time', async () => {
       const tenant = `${unique('sources')}:t`;
       const names = Array.from({ length: 130 }, (_, i) => `dir/file-${i}.md`);

@@ -226,6 +226,35 @@ export function taskEventsContract(label: string, make: (now: () => number) => T
       expect((await store.get(b))?.cancel_reason).toBe('tenant deleted');
     });
 
+    it('lists every retained task of a tenant, and has an ended one forgotten after the retention', async () => {
+      const tenant = `${unique('t')}:t`;
+      const [done, running, job] = [id('done'), id('running'), id('job')];
+      await open(done, 'workflow', tenant);
+      await open(running, 'workflow', tenant);
+      await open(job, 'ingestion', tenant);
+      await open(id('other'), 'ingestion', `${tenant}x`);
+      await store.append(done, { type: 'complete', result: {} });
+      await store.append(job, { type: 'status', state: 'cancelled', message: 'tenant deleted' });
+      const ids = async () => (await store.tenantTasks(tenant)).map((t) => t.task_id).sort();
+      expect(await ids()).toEqual([done, running, job].sort());
+      await store.expireEnded(job);
+      await store.expireEnded(running);
+      clock.offset = 29 * 60_000;
+      try {
+        expect(await ids()).toEqual([done, running, job].sort());
+      } finally {
+        clock.offset = 0;
+      }
+      clock.offset = 31 * 60_000;
+      try {
+        // The ended job goes; the task not ended is left alone.
+        expect(await ids()).toEqual([running]);
+        expect(await store.sweepExpired()).toEqual(expect.arrayContaining([done, job]));
+      } finally {
+        clock.offset = 0;
+      }
+    });
+
     it('counts subscribers while their lease lives', async () => {
       const taskId = id();
       await open(taskId);

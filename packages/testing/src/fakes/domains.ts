@@ -4,16 +4,20 @@
  */
 import type { ContentDeps } from '@tessera/content';
 import { HashedTokenEncoder } from '@tessera/encoders';
+import { taskEventsTenantData } from '@tessera/events';
 import { type ClaimExtractor, CompromiseEntityExtractor, type EntityExtractor } from '@tessera/extractors';
 import type { GraphDeps } from '@tessera/graph';
-import type { IngestionDeps } from '@tessera/ingestion';
-import type { TenancyDeps } from '@tessera/tenancy';
+import { type IngestionDeps, ingestionTenantData } from '@tessera/ingestion';
+import { type TenancyDeps, TenantDataOwners } from '@tessera/tenancy';
 import { profileCatalog, schemaCatalog } from '../catalogs';
 import { InMemoryGraphStore } from './graph-store';
 import { InMemoryBlobStore, InMemoryJobQueue, InMemoryJobRepository } from './ingestion';
 import { InMemoryContentIndex, InMemorySearchBackend, InMemorySearchDatabase } from './search';
 import { InMemoryTaskEvents } from './task-events';
 import { InMemoryTenancyStore } from './tenancy-store';
+
+/** A tenant delete waits this long for work of the tenant that still runs. */
+const PURGE_TIMING = { waitMs: 2_000, pollMs: 20 };
 
 /** A clock tests move: `now()` is the real time plus `offset`. */
 export class TestClock {
@@ -51,9 +55,7 @@ export function fakeDomains(
     now: clock.now,
     createLeaseMs: 60_000,
     defaultBaseSchemas: ['video_frames'],
-    onTenantDeleting: async (tenantId: string) => {
-      await events.cancelTenant(tenantId, `Tenant ${tenantId} was deleted`);
-    },
+    owners: new TenantDataOwners(),
   };
   const encoder = new HashedTokenEncoder();
   const content = {
@@ -73,5 +75,9 @@ export function fakeDomains(
     entities: options.entities ?? new CompromiseEntityExtractor(),
     claims: options.claims,
   };
+  // The stores holding tenant data, in the order the application registers them (functions/tenant-data.ts).
+  tenancy.owners
+    .register(ingestionTenantData(ingestion, PURGE_TIMING))
+    .register(taskEventsTenantData(events, PURGE_TIMING));
   return { clock, search, backend, tenancy, content, graph, ingestion };
 }

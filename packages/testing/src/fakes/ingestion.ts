@@ -198,4 +198,15 @@ export class InMemoryJobRepository implements JobRepository {
   async releaseSlot(tenantId: string, holder: string): Promise<void> {
     this.slots.get(tenantId)?.delete(holder);
   }
+
+  async tenantJobs(tenantId: string): Promise<JobRecord[]> {
+    return [...this.jobs.values()].filter((job) => job.tenant_id === tenantId).map(copy);
+  }
+
+  async forgetTenant(tenantId: string): Promise<void> {
+    for (const [jobId, job] of this.jobs) if (job.tenant_id === tenantId) this.jobs.delete(jobId);
+    for (const key of this.recorded.keys())
+      if (key.startsWith(`${tenantId}\u0000`)) this.recorded.delete(key);
+    this.slots.delete(tenantId);
+  }
 }

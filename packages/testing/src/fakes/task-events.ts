@@ -147,6 +147,21 @@ export class InMemoryTaskEvents implements TaskEvents {
       .map(copy);
   }
 
+  async tenantTasks(tenantId: string): Promise<TaskRecord[]> {
+    const now = this.now();
+    return [...this.tasks.values()]
+      .filter((record) => record.tenant_id === tenantId && !expired(record, now))
+      .sort(byAge)
+      .map(copy);
+  }
+
+  async expireEnded(taskId: string): Promise<void> {
+    const record = this.tasks.get(taskId);
+    if (!record?.ended) return;
+    const expires = Math.ceil((this.now() + ENDED_RETENTION_MS) / 1000);
+    if (record.expires_at === undefined || record.expires_at > expires) record.expires_at = expires;
+  }
+
   async cancelTenant(tenantId: string, reason: string): Promise<string[]> {
     return cancelEach(this, await this.active(tenantId), reason);
   }

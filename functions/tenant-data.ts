@@ -1,0 +1,22 @@
+/**
+ * Every store that holds data of a tenant, registered in the order a tenant delete purges them: the one
+ * place to add a store (see `TenantDataOwners` in @tessera/tenancy). The functions that remove tenants take
+ * their tenancy deps from `tenantAdmin()`; a removal refuses to run with deps that name no owners.
+ */
+import { taskEvents, taskEventsTenantData } from '@tessera/events';
+import { ingestionData } from '@tessera/ingestion/tenant-data';
+import { type TenancyDeps, TenantDataOwners, tenancy } from '@tessera/tenancy';
+
+let admin: TenancyDeps | undefined;
+
+/** The tenancy deps, with the owners of every store holding tenant data. */
+export function tenantAdmin(): TenancyDeps {
+  if (admin) return admin;
+  const deps = tenancy();
+  deps.owners ??= new TenantDataOwners()
+    // Ingestion first: it settles its jobs' tasks as jobs end; the task events then end whatever is left.
+    .register(ingestionData(taskEvents()))
+    .register(taskEventsTenantData(taskEvents()));
+  admin = deps;
+  return admin;
+}
