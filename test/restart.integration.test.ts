@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { jobEnded } from './support/ingestion';
+import { jobEnded, upload } from './support/ingestion';
 import { call, spawnRuntime, tempDataDir } from './support/runtime';
 
 const s3 = (endpoint: string) =>
@@ -203,6 +203,40 @@ describe('runtime restarts (integration)', () => {
         deleted_schemas: ['video_frames_doomed_doomed'],
       });
       expect((await call(restarted.url, 'GET', '/admin/tenants/doomed')).status).toBe(404);
+    } finally {
+      await restarted.stop();
+    }
+  });
+
+  it('finishes a delete that died after purging the tenant data, and the tenant created again starts empty', async () => {
+    const dataDir = tempDataDir();
+    const first = await spawnRuntime({ dataDir });
+    expect((await call(first.url, 'POST', '/admin/tenants', { tenant_id: 'halfway' })).status).toBe(201);
+    const content = 'Halfway notes on the okapi.';
+    const before = await upload(first.url, { tenant_id: 'halfway', wait: 'true' }, [
+      { name: 'n.md', content },
+    ]);
+    expect(before.body).toMatchObject({ status: 'complete', documents_fed: 1 });
+    await first.stop();
+
+    const dying = await spawnRuntime({ dataDir, env: { TESSERA_FAILPOINTS: 'tenant.delete.after_purge' } });
+    await expect(call(dying.url, 'DELETE', '/admin/tenants/halfway')).rejects.toThrow();
+    expect(await dying.stop()).toBeNull();
+
+    const restarted = await spawnRuntime({ dataDir });
+    try {
+      expect((await call(restarted.url, 'GET', '/admin/tenants/halfway')).body.status).toBe('marked_deleted');
+      expect((await call(restarted.url, 'DELETE', '/admin/tenants/halfway')).body.deleted_schemas).toEqual([
+        'document_text_halfway_halfway',
+        'video_frames_halfway_halfway',
+      ]);
+      expect((await call(restarted.url, 'POST', '/admin/tenants', { tenant_id: 'halfway' })).status).toBe(
+        201,
+      );
+      const again = await upload(restarted.url, { tenant_id: 'halfway', wait: 'true' }, [
+        { name: 'n.md', content },
+      ]);
+      expect(again.body).toMatchObject({ status: 'complete', documents_fed: 1, files_skipped: 0 });
     } finally {
       await restarted.stop();
     }
