@@ -37,12 +37,18 @@ describe('applyFrame', () => {
     expect(run(replayed)).toEqual(run(frames));
   });
 
-  it('ignores the end frame of a stream', () => {
+  it('ignores the end frame of a stream and logs an interruption, the job still running', () => {
     const ended = run([
       ...frames,
       { type: 'end', task_id: 'ingest_1', outcome: 'ended', next_offset: 4 } as Events.StreamFrame,
     ]);
     expect(ended).toEqual(run(frames));
+    const interrupted = run([
+      ...frames.slice(0, 3),
+      { type: 'interrupted', task_id: 'ingest_1', message: 'The worker is gone' } as Events.StreamFrame,
+    ]);
+    expect(interrupted.phase).toBe('running');
+    expect(interrupted.log.at(-1)).toMatchObject({ tone: 'warn', text: 'The worker is gone' });
   });
 
   it('reports the progress of a running job as a fraction', () => {

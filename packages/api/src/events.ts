@@ -90,6 +90,11 @@ export const StreamFrame = z
     z.object({ type: z.literal('stream_error'), message: z.string(), failure: z.string() }).meta({
       description: 'The store stopped answering mid-stream; reconnect with Last-Event-ID to resume.',
     }),
+    z.object({ type: z.literal('interrupted'), task_id: z.string(), message: z.string() }).meta({
+      description:
+        "The task's worker stopped reporting (it died) and the task resumes when its queue delivers it again: " +
+        'the stream stays open, and the events of the next attempt follow.',
+    }),
     z
       .object({
         type: z.literal('end'),
@@ -197,7 +202,10 @@ export const ingestionEvents = route({
 
 export const cancelErrors = {
   404: plain('`No active workflow found with ID <id>` / `No active ingestion job found with ID <id>`.'),
-  409: plain('`<Workflow|Ingestion job> <id> already finished` or `… stopped reporting before it finished`.'),
+  409: plain(
+    '`<Workflow|Ingestion job> <id> already finished` or `… stopped reporting before it finished` (a workflow; an ' +
+      'ingestion job whose worker died is resumed, and a cancel of it is recorded).',
+  ),
   503: taskEventsOutage,
 };
 

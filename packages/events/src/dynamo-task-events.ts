@@ -35,7 +35,9 @@ import {
   checkCancellable,
   ENDED_RETENTION_MS,
   expired,
+  newTask,
   noQueue,
+  type OpenTask,
   oldestRetained,
   queueInfo,
   SUBSCRIBER_LEASE_MS,
@@ -72,27 +74,8 @@ export class DynamoTaskEvents implements TaskEvents {
     this.rows = new EventRowWriter(items, this.events);
   }
 
-  async open(task: {
-    task_id: string;
-    kind: TaskKind;
-    tenant_id: string;
-    owner: string;
-    leaseMs: number;
-  }): Promise<TaskRecord> {
-    const now = this.now();
-    const record: TaskRecord = {
-      task_id: task.task_id,
-      kind: task.kind,
-      tenant_id: task.tenant_id,
-      created_at: now,
-      next_offset: 0,
-      first_offset: 0,
-      ended: false,
-      lease_owner: task.owner,
-      lease_expires_at: now + task.leaseMs,
-      cancel_requested: false,
-      subscribers: {},
-    };
+  async open(task: OpenTask): Promise<TaskRecord> {
+    const record = newTask(task, this.now());
     const stored = await conditional(() =>
       this.client.send(
         new PutCommand({
@@ -347,8 +330,14 @@ export class DynamoTaskEvents implements TaskEvents {
         .send(
           new ScanCommand({
             TableName: this.queues,
-            FilterExpression: 'tenant_id = :tenant AND ended = :false AND lease_expires_at > :now',
-            ExpressionAttributeValues: { ':tenant': tenantId, ':false': false, ':now': this.now() },
+            FilterExpression:
+              'tenant_id = :tenant AND ended = :false AND (lease_expires_at > :now OR resumable = :true)',
+            ExpressionAttributeValues: {
+              ':tenant': tenantId,
+              ':false': false,
+              ':true': true,
+              ':now': this.now(),
+            },
             ConsistentRead: true,
             ExclusiveStartKey: start,
           }),

@@ -16,7 +16,7 @@ export type { ReporterOptions, WorkflowRun } from './producer';
 export { newWorkflowId, runWorkflow, TaskCancelledError, TaskReporter } from './producer';
 export type { StreamRequest } from './streams';
 export { HEARTBEAT_MS, POLL_MS, streamTask } from './streams';
-export type { AppendResult, Cancelled, TaskCondition, TaskEvents, TaskRecord } from './task-events';
+export type { AppendResult, Cancelled, OpenTask, TaskCondition, TaskEvents, TaskRecord } from './task-events';
 export {
   alreadyFinished,
   appended,
@@ -26,6 +26,8 @@ export {
   checkCancellable,
   ENDED_RETENTION_MS,
   expired,
+  isActive,
+  newTask,
   noQueue,
   oldestRetained,
   PRODUCER_LEASE_MS,

@@ -226,8 +226,11 @@ function failureName(error: unknown): string {
   return (failure as Error).name || 'Error';
 }
 
-/** A task whose stream has nothing more to say: it ended, or stopped for good. */
-const isOver = (store: TaskEvents, record: TaskRecord) => store.condition(record) !== 'active';
+/** A task whose stream has nothing more to say: it ended, or stopped for good (an interrupted one resumes). */
+const isOver = (store: TaskEvents, record: TaskRecord) => {
+  const state = store.condition(record);
+  return state === 'ended' || state === 'stopped';
+};
 
 /**
  * The last frame of a stream that is over for good: a client closes on it instead of reconnecting.
@@ -289,6 +292,8 @@ export async function streamTask(
   const replay = new Contiguous(store);
   let idleSince = Date.now();
   let subscribedAt = 0;
+  /** Whether the reader was told that the task's producer stopped reporting and the task will resume. */
+  let toldInterrupted = false;
   try {
     while (!sink.closed) {
       if (Date.now() - subscribedAt > 10_000) {
@@ -324,6 +329,17 @@ export async function streamTask(
         await sink.event(endFrame(taskId, 'stopped', offset), undefined, ENDED_RETRY_MS);
         break;
       }
+      // A resumable task whose worker died: the stream stays open, and the events of the worker that takes
+      // the task up again follow.
+      if (offset >= current.next_offset && state === 'interrupted' && !toldInterrupted) {
+        await sink.event({
+          type: 'interrupted',
+          task_id: taskId,
+          message: `The worker of task ${taskId} is gone; the task resumes when its queue delivers it again`,
+        });
+        toldInterrupted = true;
+      }
+      if (state === 'active') toldInterrupted = false;
       if (Date.now() - idleSince >= heartbeatMs) {
         await sink.comment('heartbeat');
         idleSince = Date.now();

@@ -30,12 +30,23 @@ export interface TaskRecord {
   lease_expires_at: number;
   cancel_requested: boolean;
   cancel_reason?: string;
+  /**
+   * Whether a producer that stops reporting leaves the task to be resumed (an ingestion job, which its
+   * queue delivers again) rather than stopped for good (a workflow run, which lives in one request).
+   */
+  resumable?: boolean;
   subscribers?: Record<string, number>;
   /** Epoch seconds after which the task and its events are gone (an ended workflow's retention). */
   expires_at?: number;
 }
 
-export type TaskCondition = 'active' | 'ended' | 'stopped';
+/**
+ * `active`: a producer holds the lease; `ended`: a terminal event came; `stopped`: the lease lapsed and
+ * nobody will resume the task (its stream ends, a cancel is refused); `interrupted`: the lease of a
+ * resumable task lapsed (its worker died) and a worker will take it up again (its stream waits, a cancel
+ * is recorded and ends it when it is taken up).
+ */
+export type TaskCondition = 'active' | 'ended' | 'stopped' | 'interrupted';
 
 export interface AppendResult {
   offset: number;
@@ -49,15 +60,37 @@ export interface Cancelled {
   message: string;
 }
 
+export interface OpenTask {
+  task_id: string;
+  kind: TaskKind;
+  tenant_id: string;
+  owner: string;
+  leaseMs: number;
+  /** A producer that stops reporting leaves the task to be resumed (see `TaskRecord.resumable`). */
+  resumable?: boolean;
+}
+
+/** The record of a task being opened. */
+export function newTask(task: OpenTask, now: number): TaskRecord {
+  return {
+    task_id: task.task_id,
+    kind: task.kind,
+    tenant_id: task.tenant_id,
+    created_at: now,
+    next_offset: 0,
+    first_offset: 0,
+    ended: false,
+    lease_owner: task.owner,
+    lease_expires_at: now + task.leaseMs,
+    cancel_requested: false,
+    ...(task.resumable ? { resumable: true } : {}),
+    subscribers: {},
+  };
+}
+
 export interface TaskEvents {
   /** Registers a task; ids are never reused (409). */
-  open(task: {
-    task_id: string;
-    kind: TaskKind;
-    tenant_id: string;
-    owner: string;
-    leaseMs: number;
-  }): Promise<TaskRecord>;
+  open(task: OpenTask): Promise<TaskRecord>;
   /** The task, unless unknown or past its retention. */
   get(taskId: string): Promise<TaskRecord | undefined>;
   /** The oldest offset the task keeps: events below it are trimmed, or about to be. */
@@ -120,8 +153,13 @@ export function oldestRetained(record: TaskRecord): number {
 
 export function taskCondition(record: TaskRecord, now: number): TaskCondition {
   if (record.ended) return 'ended';
-  return record.lease_expires_at <= now ? 'stopped' : 'active';
+  if (record.lease_expires_at > now) return 'active';
+  return record.resumable ? 'interrupted' : 'stopped';
 }
+
+/** A running or queued task of its tenant: not ended, and worked, waiting or to be resumed. */
+export const isActive = (record: TaskRecord, now: number) =>
+  !record.ended && (record.lease_expires_at > now || record.resumable === true);
 
 /** Whether a stored record is past its retention: DynamoDB deletes expired rows late, emulators never. */
 export const expired = (record: TaskRecord, now: number) =>

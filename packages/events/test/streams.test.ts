@@ -139,4 +139,61 @@ describe('streamTask', () => {
     ]);
     expect(await stream(store, { taskId, kind: 'workflow', lastEventId: '2' })).toBe(204);
   });
+
+  it('keeps the stream of a resumable task whose producer died open, says so once, and follows the next attempt', async () => {
+    const clock = { now: Date.now() };
+    const store = new InMemoryTaskEvents(() => clock.now);
+    const taskId = id('job');
+    await store.open({
+      task_id: taskId,
+      kind: 'ingestion',
+      tenant_id: 'acme:acme',
+      owner: 'worker 1',
+      leaseMs: 1_000,
+      resumable: true,
+    });
+    await store.append(taskId, { type: 'status', state: 'working', phase: 'running' });
+    clock.now += 2_000;
+    const { sink, frames } = recordingSink();
+    const streaming = streamTask(store, { taskId, kind: 'ingestion', open: () => sink, noContent: () => {} });
+    const until = async (ok: () => boolean) => {
+      for (let i = 0; i < 200 && !ok(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(ok()).toBe(true);
+    };
+    await until(() => frames.some((frame) => frame.data.type === 'interrupted'));
+    // A reconnect now resumes rather than being told the task is over.
+    const reconnect = recordingSink();
+    let noContent = false;
+    const reconnecting = streamTask(store, {
+      taskId,
+      kind: 'ingestion',
+      lastEventId: '0',
+      open: () => reconnect.sink,
+      noContent: () => {
+        noContent = true;
+      },
+    });
+    await until(() => reconnect.frames.some((frame) => frame.data.type === 'interrupted'));
+    reconnect.close();
+    await reconnecting;
+    expect(noContent).toBe(false);
+    // The next attempt takes the task over and ends it.
+    await store.takeOver(taskId, 'nobody', 'worker 2', 30_000);
+    await store.append(taskId, { type: 'status', state: 'working', phase: 'running', message: 'delivery 2' });
+    await store.append(taskId, { type: 'complete', result: {} });
+    await streaming;
+    expect(frames.map((frame) => frame.data.type)).toEqual([
+      'connected',
+      'status',
+      'interrupted',
+      'status',
+      'complete',
+      'end',
+    ]);
+    expect(frames[2]!.data).toEqual({
+      type: 'interrupted',
+      task_id: taskId,
+      message: `The worker of task ${taskId} is gone; the task resumes when its queue delivers it again`,
+    });
+  });
 });

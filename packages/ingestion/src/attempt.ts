@@ -4,17 +4,27 @@
  * and hands the job back to the queue when it fails or runs out of time.
  */
 import { randomUUID } from 'node:crypto';
-import { log, withDeadline } from '@tessera/core';
-import { QUEUED_INGESTION_LEASE_MS, TaskReporter } from '@tessera/events';
+import { ConflictError, log, withDeadline } from '@tessera/core';
+import {
+  PRODUCER_LEASE_MS,
+  producerWorking,
+  QUEUED_INGESTION_LEASE_MS,
+  type TaskRecord,
+  TaskReporter,
+} from '@tessera/events';
 import type { IngestionDeps } from './deps';
 import { ingestionEnv } from './env';
-import { TERMINAL_STATES } from './model';
+import { type JobRecord, TERMINAL_STATES } from './model';
 import { endJob } from './settle';
 import { enqueueJob } from './submit';
 import { runWindows } from './windows';
 
-/** A claimed job keeps its tenant slot at most this long if its worker dies (then the slot frees itself). */
-const SLOT_LEASE_MS = 15 * 60_000;
+/**
+ * A running job's tenant slot is leased as its task is, and renewed as often: a worker that dies frees its
+ * slot within one lease, like its task (a 15-minute slot lease froze a tenant's ingestion after a crash).
+ */
+export const SLOT_LEASE_MS = PRODUCER_LEASE_MS;
+const SLOT_RENEW_MS = SLOT_LEASE_MS / 3;
 
 /** An attempt gives up this long (at most a tenth of its time) before its function's time runs out. */
 const ATTEMPT_MARGIN_MS = 30_000;
@@ -35,8 +45,10 @@ export async function runJob(deps: IngestionDeps, jobId: string, timeMs?: number
     return;
   }
   if (TERMINAL_STATES.includes(job.state)) return;
-  const task = await deps.events.get(jobId);
-  if (task?.cancel_requested && job.state === 'queued') {
+  const task = await taskOf(deps, job);
+  // A cancelled job nobody works ends without running: one still queued, or one whose worker died or gave
+  // it back (its cancel was recorded while it was interrupted).
+  if (task.cancel_requested && (job.state === 'queued' || !producerWorking(deps.events, task))) {
     const reason = task.cancel_reason ?? 'cancelled';
     await endJob(
       deps,
@@ -49,11 +61,24 @@ export async function runJob(deps: IngestionDeps, jobId: string, timeMs?: number
   }
   // A holder of its own per attempt: a duplicate delivery must not free the slot of the attempt running.
   const holder = `${jobId}#${randomUUID()}`;
-  if (!(await deps.jobs.acquireSlot(job.tenant_id, holder, ingestionEnv.tenantSlots, SLOT_LEASE_MS))) {
+  const takeSlot = () =>
+    deps.jobs.acquireSlot(job.tenant_id, holder, ingestionEnv.tenantSlots, SLOT_LEASE_MS);
+  if (!(await takeSlot())) {
     // Every slot of the tenant is busy: back on the queue (a new message, so waiting burns no deliveries).
     await enqueueJob(deps, jobId, ingestionEnv.slotRetrySeconds);
     return;
   }
+  // Asking again for a slot it holds renews its lease.
+  const heartbeat = setInterval(() => {
+    takeSlot().then(
+      (held) => {
+        if (!held) log.warn('an ingestion job lost its tenant slot while it ran', { job: jobId });
+      },
+      (error: unknown) =>
+        log.warn('could not renew the tenant slot of an ingestion job', { job: jobId, error }),
+    );
+  }, SLOT_RENEW_MS);
+  heartbeat.unref();
   try {
     const reporter = await TaskReporter.attach(deps.events, { taskId: jobId, from: jobId });
     if (!reporter) {
@@ -89,6 +114,29 @@ export async function runJob(deps: IngestionDeps, jobId: string, timeMs?: number
       throw error;
     }
   } finally {
+    clearInterval(heartbeat);
     await deps.jobs.releaseSlot(job.tenant_id, holder);
+  }
+}
+
+/**
+ * The job's task; opened now (queued, as at submit) when a submit stored the job but died before opening
+ * it, so the job still runs rather than waiting for a task that never comes.
+ */
+async function taskOf(deps: IngestionDeps, job: JobRecord): Promise<TaskRecord> {
+  const task = await deps.events.get(job.job_id);
+  if (task) return task;
+  try {
+    return await deps.events.open({
+      task_id: job.job_id,
+      kind: 'ingestion',
+      tenant_id: job.tenant_id,
+      owner: job.job_id,
+      leaseMs: QUEUED_INGESTION_LEASE_MS,
+      resumable: true,
+    });
+  } catch (error) {
+    if (!(error instanceof ConflictError)) throw error;
+    return (await deps.events.get(job.job_id)) ?? Promise.reject(error);
   }
 }

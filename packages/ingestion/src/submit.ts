@@ -52,6 +52,8 @@ async function register(deps: IngestionDeps, job: JobRecord, enqueue: boolean): 
     tenant_id: job.tenant_id,
     owner: job.job_id,
     leaseMs: QUEUED_INGESTION_LEASE_MS,
+    // A worker that dies leaves the job to the next delivery, which resumes it.
+    resumable: true,
   });
   await deps.events.append(job.job_id, {
     type: 'status',

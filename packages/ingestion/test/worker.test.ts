@@ -1,4 +1,6 @@
 /** A job's run over fakes: claiming, feeding, the graph pass, skips, slots, leases and cancellation. */
+import { PRODUCER_LEASE_MS } from '@tessera/events';
+import { createTenant } from '@tessera/tenancy';
 import { describe, expect, it, vi } from 'vitest';
 import { cancelJob, jobStatus, runJob, submitUpload } from '../src';
 import { CURIE, drain, file, ingest, useIngestion } from './support';
@@ -120,5 +122,97 @@ describe('runJob', () => {
     expect((await events.get(submitted.job_id))!.lease_owner).toBe(submitted.job_id);
     await runJob(h().ingestion, submitted.job_id);
     expect(await jobs.get(submitted.job_id)).toMatchObject({ state: 'complete', deliveries: 2 });
+  });
+
+  it('leases a running job its tenant slot for one producer lease, renewed while it runs, so a dead worker frees it', async () => {
+    const { jobs, queue } = h().ingestion;
+    const tenant = 'slots';
+    await createTenant(h().tenancy, { tenant_id: tenant, created_by: 'test' });
+    const taken = vi.spyOn(jobs, 'acquireSlot');
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    // Two jobs whose workers then die: they stall, and their heartbeats are never run again.
+    const stall = vi.spyOn(h().ingestion.entities, 'extract').mockImplementation(() => new Promise(() => {}));
+    try {
+      const dying = [];
+      for (const name of ['a.md', 'b.md']) {
+        const submitted = await submitUpload(h().ingestion, {
+          tenant_id: tenant,
+          files: [file(name, `Ada Lovelace ${name}`)],
+        });
+        void runJob(h().ingestion, submitted.job_id);
+        dying.push(submitted.job_id);
+      }
+      for (let i = 0; i < 200 && (await jobs.state(dying[1]!)) !== 'running'; i++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      const holders = taken.mock.calls.map((call) => call[1]);
+      expect(taken.mock.calls.map((call) => call[3])).toEqual([PRODUCER_LEASE_MS, PRODUCER_LEASE_MS]);
+      // While a worker lives, its heartbeat asks for the slot it holds again, which renews it.
+      vi.advanceTimersByTime(PRODUCER_LEASE_MS / 3);
+      await vi.waitFor(() => expect(taken.mock.calls.length).toBe(4));
+      expect(
+        taken.mock.calls
+          .slice(2)
+          .map((call) => call[1])
+          .sort(),
+      ).toEqual([...holders].sort());
+      stall.mockRestore();
+
+      queue.receive();
+      const waiting = await submitUpload(h().ingestion, {
+        tenant_id: tenant,
+        files: [file('c.md', 'Grace.')],
+      });
+      await runJob(h().ingestion, waiting.job_id);
+      expect(await jobs.state(waiting.job_id)).toBe('queued');
+      // One producer lease after their last renewal, the dead workers' slots are free.
+      h().clock.offset = PRODUCER_LEASE_MS + 1_000;
+      await runJob(h().ingestion, waiting.job_id);
+      expect(await jobs.state(waiting.job_id)).toBe('complete');
+    } finally {
+      stall.mockRestore();
+      vi.useRealTimers();
+      h().clock.offset = 0;
+      taken.mockRestore();
+    }
+  });
+
+  it('ends a job cancelled while its worker was gone when it is delivered again, without running it', async () => {
+    const { events, jobs } = h().ingestion;
+    const submitted = await submitUpload(h().ingestion, {
+      tenant_id: 'rival',
+      files: [file('gone.md', 'x')],
+    });
+    h().ingestion.queue.receive();
+    // A worker took the job up, then died: its lease lapses, and the task is interrupted, not stopped.
+    await events.takeOver(submitted.job_id, submitted.job_id, 'dead worker', 1_000);
+    await jobs.claim(submitted.job_id);
+    h().clock.offset = 2_000;
+    try {
+      expect(events.condition((await events.get(submitted.job_id))!)).toBe('interrupted');
+      expect((await cancelJob(h().ingestion, submitted.job_id, 'no longer needed')).cancelled).toBe(true);
+      await runJob(h().ingestion, submitted.job_id);
+    } finally {
+      h().clock.offset = 0;
+    }
+    expect(await jobs.get(submitted.job_id)).toMatchObject({
+      state: 'cancelled',
+      reason: 'no longer needed',
+      deliveries: 1,
+    });
+    expect(await h().content.index.count('document_text_rival_rival', { sourceDocId: 'gone.md' })).toBe(0);
+  });
+
+  it('runs a job whose submit died before opening its task, opening the task itself', async () => {
+    const { events, jobs } = h().ingestion;
+    const submitted = await submitUpload(h().ingestion, {
+      tenant_id: 'rival',
+      files: [file('half.md', 'Half.')],
+    });
+    const job = (await jobs.get(submitted.job_id))!;
+    const orphan = { ...job, job_id: `${job.job_id.slice(0, -4)}f00d` };
+    await jobs.create(orphan);
+    await runJob(h().ingestion, orphan.job_id);
+    expect(await jobs.state(orphan.job_id)).toBe('complete');
+    expect(events.condition((await events.get(orphan.job_id))!)).toBe('ended');
   });
 });

@@ -80,8 +80,9 @@ export function applyFrame(job: Job, frame: Events.StreamFrame): Job {
   // The stream is over for good: the events before it said how the job ended.
   if (frame.type === 'end') return job;
   if (!('offset' in frame)) {
-    // `error` (no queue for the task, or it stopped reporting) or `stream_error` (the store failed): the
-    // page settles the job from its status, or the stream resumes.
+    // `error` (no queue for the task, or it stopped reporting), `stream_error` (the store failed) or
+    // `interrupted` (its worker died; it resumes): the page settles the job from its status, or the stream
+    // resumes.
     return withLog(job, { offset: job.lastOffset, text: frame.message, tone: 'warn' });
   }
   if (frame.offset <= job.lastOffset) return job;

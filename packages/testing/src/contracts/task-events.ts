@@ -131,6 +131,36 @@ export function taskEventsContract(label: string, make: (now: () => number) => T
       expect(await refusal(store.cancel(job, 'workflow', 'x'))).toMatchObject({ status: 404 });
     });
 
+    it('keeps a resumable task whose producer died interrupted, not stopped: listed, and a cancel recorded', async () => {
+      const tenant = `${unique('t')}:t`;
+      const [resumable, once] = [id('job'), id('wf')];
+      await store.open({
+        task_id: resumable,
+        kind: 'ingestion',
+        tenant_id: tenant,
+        owner: 'worker',
+        leaseMs: 1_000,
+        resumable: true,
+      });
+      await open(once, 'workflow', tenant, 1_000);
+      clock.offset = 2_000;
+      try {
+        expect(store.condition((await store.get(resumable))!)).toBe('interrupted');
+        expect(store.condition((await store.get(once))!)).toBe('stopped');
+        expect((await store.active(tenant)).map((t) => t.task_id)).toEqual([resumable]);
+        expect(await store.cancel(resumable, 'ingestion', 'gave up')).toMatchObject({ cancelled: true });
+        expect((await refusal(store.cancel(once, 'workflow', 'x'))).status).toBe(409);
+        // The worker that takes it up again sees the cancellation.
+        expect(await store.takeOver(resumable, 'nobody', 'next worker', 30_000)).toEqual({
+          cancelled: true,
+          reason: 'gave up',
+        });
+        expect(store.condition((await store.get(resumable))!)).toBe('active');
+      } finally {
+        clock.offset = 0;
+      }
+    });
+
     it('refuses appends after the terminal event', async () => {
       const taskId = id();
       await open(taskId);

@@ -17,8 +17,11 @@ import {
   ENDED_RETENTION_MS,
   type EventBody,
   expired,
+  isActive,
   isTerminal,
+  newTask,
   noQueue,
+  type OpenTask,
   oldestRetained,
   queueInfo,
   SUBSCRIBER_LEASE_MS,
@@ -39,22 +42,9 @@ export class InMemoryTaskEvents implements TaskEvents {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  async open(task: { task_id: string; kind: TaskKind; tenant_id: string; owner: string; leaseMs: number }) {
+  async open(task: OpenTask) {
     if (this.tasks.has(task.task_id)) throw new ConflictError(`Task ${task.task_id} already exists`);
-    const now = this.now();
-    const record: TaskRecord = {
-      task_id: task.task_id,
-      kind: task.kind,
-      tenant_id: task.tenant_id,
-      created_at: now,
-      next_offset: 0,
-      first_offset: 0,
-      ended: false,
-      lease_owner: task.owner,
-      lease_expires_at: now + task.leaseMs,
-      cancel_requested: false,
-      subscribers: {},
-    };
+    const record = newTask(task, this.now());
     this.tasks.set(task.task_id, record);
     this.events.set(task.task_id, new Map());
     return copy(record);
@@ -142,7 +132,7 @@ export class InMemoryTaskEvents implements TaskEvents {
   async active(tenantId: string): Promise<TaskRecord[]> {
     const now = this.now();
     return [...this.tasks.values()]
-      .filter((record) => record.tenant_id === tenantId && !record.ended && record.lease_expires_at > now)
+      .filter((record) => record.tenant_id === tenantId && isActive(record, now))
       .sort(byAge)
       .map(copy);
   }
