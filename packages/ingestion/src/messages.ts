@@ -11,8 +11,13 @@ import { jobOfIncomingKey } from './keys';
 import { JobMessage } from './model';
 import { endJob } from './settle';
 
-/** The jobs a queue message asks for. */
-export function jobsOfMessage(body: string): string[] {
+/** A job a queue message asks for; `key` is the object whose arrival (an S3 notification) asks for it. */
+interface Requested {
+  jobId: string;
+  key?: string;
+}
+
+function requestedJobs(body: string): Requested[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -20,20 +25,26 @@ export function jobsOfMessage(body: string): string[] {
     throw new Error(`Queue message is not JSON: ${body.slice(0, 200)}`);
   }
   const job = JobMessage.safeParse(parsed);
-  if (job.success) return [job.data.job_id];
+  if (job.success) return [{ jobId: job.data.job_id }];
   const records = (parsed as { Records?: { eventName?: string; s3?: { object?: { key?: string } } }[] })
     .Records;
   if (Array.isArray(records)) {
     return records
       .filter((record) => record.eventName?.startsWith('ObjectCreated'))
-      .map((record) =>
-        jobOfIncomingKey(decodeURIComponent((record.s3?.object?.key ?? '').replace(/\+/g, ' '))),
-      )
-      .filter((id): id is string => id !== undefined);
+      .flatMap((record) => {
+        const key = decodeURIComponent((record.s3?.object?.key ?? '').replace(/\+/g, ' '));
+        const jobId = jobOfIncomingKey(key);
+        return jobId === undefined ? [] : [{ jobId, key }];
+      });
   }
   // S3's test notification when a bucket is wired to the queue, and anything else: nothing to run.
   if ((parsed as { Event?: string }).Event === 's3:TestEvent') return [];
   throw new Error(`Queue message is neither a job nor an S3 notification: ${body.slice(0, 200)}`);
+}
+
+/** The jobs a queue message asks for. */
+export function jobsOfMessage(body: string): string[] {
+  return requestedJobs(body).map((requested) => requested.jobId);
 }
 
 /** Lambda's SQS handler contract: failed messages are reported so only they are redelivered. */
@@ -45,7 +56,18 @@ export async function processRecords(
   const failures: { itemIdentifier: string }[] = [];
   for (const record of records) {
     try {
-      for (const jobId of jobsOfMessage(record.body)) await runJob(deps, jobId, attemptTime(remainingMs?.()));
+      for (const { jobId, key } of requestedJobs(record.body)) {
+        // A presigned upload whose job is gone (its tenant was deleted before the file came) is removed.
+        if (key !== undefined && (await deps.jobs.state(jobId)) === undefined) {
+          log.warn('an upload arrived for an ingestion job that does not exist; it is removed', {
+            job: jobId,
+            key,
+          });
+          await deps.blobs.delete([key]);
+          continue;
+        }
+        await runJob(deps, jobId, attemptTime(remainingMs?.()));
+      }
     } catch (error) {
       log.error('ingestion message failed; it will be redelivered', {
         message: record.messageId,

@@ -2,7 +2,15 @@
 import { PRODUCER_LEASE_MS, TaskReporter } from '@tessera/events';
 import { createTenant, deleteTenant, getTenant } from '@tessera/tenancy';
 import { describe, expect, it } from 'vitest';
-import { jobStatus, presignUpload, runJob, startRun, submitUpload, tenantBlobPrefixes } from '../src';
+import {
+  jobStatus,
+  presignUpload,
+  processRecords,
+  runJob,
+  startRun,
+  submitUpload,
+  tenantBlobPrefixes,
+} from '../src';
 import { drain, file, ingest, useIngestion } from './support';
 
 const h = useIngestion();
@@ -203,5 +211,22 @@ describe('tenant delete: ingestion and task events', () => {
     expect(ended.state).toBe('failed');
     expect(ended.error).toMatch(`Tenant '${tenant}' was deleted after job ${job.job_id} was submitted`);
     expect(await h().content.index.count(`document_text_${tenant.replace(':', '_')}`)).toBe(0);
+  });
+
+  it('removes a presigned upload that arrives after its tenant was deleted', async () => {
+    const tenant = await freshTenant();
+    const presigned = await presignUpload(h().ingestion, { tenant_id: tenant, filename: 'late.md', size: 5 });
+    await deleteTenant(h().tenancy, tenant);
+    // The holder of the URL uploads anyway, and the bucket notifies the queue.
+    const blobs = h().ingestion.blobs;
+    expect(await blobs.putPresigned(presigned.upload.url, new TextEncoder().encode('Late.'))).toBe(true);
+    expect(await blobsOf(tenant)).toHaveLength(1);
+    const key = (await blobsOf(tenant))[0]!;
+    const notification = JSON.stringify({
+      Records: [{ eventName: 'ObjectCreated:Put', s3: { object: { key: encodeURIComponent(key) } } }],
+    });
+    const answer = await processRecords(h().ingestion, [{ messageId: 'm1', body: notification } as never]);
+    expect(answer.batchItemFailures).toEqual([]);
+    expect(await blobsOf(tenant)).toEqual([]);
   });
 });
