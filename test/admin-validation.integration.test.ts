@@ -201,7 +201,23 @@ describe('tenant delete and running tasks (integration)', () => {
       leaseMs: 60_000,
     });
     await store.cancel('busy_wf_1', 'workflow', 'user stopped it');
-    expect((await call(rt.url, 'DELETE', '/admin/tenants/busy')).status).toBe(200);
+    // The producers of both tasks stop once the delete told them to (a delete waits for what still works for
+    // the tenant): the workflow had not got round to the user's cancel yet. Only the delete cancels the job.
+    let deleting = true;
+    const producers = (async () => {
+      for (; deleting; await new Promise((resolve) => setTimeout(resolve, 50))) {
+        if (!(await store.get('busy_job_1'))?.cancel_requested) continue;
+        for (const taskId of ['busy_wf_1', 'busy_job_1']) {
+          const reason = (await store.get(taskId))?.cancel_reason ?? 'cancelled';
+          await store.append(taskId, { type: 'status', state: 'cancelled', message: reason });
+        }
+        return;
+      }
+    })();
+    const deleted = await call(rt.url, 'DELETE', '/admin/tenants/busy');
+    deleting = false;
+    await producers;
+    expect(deleted.status).toBe(200);
     expect((await store.get('busy_wf_1'))?.cancel_reason).toBe('user stopped it');
     expect(await store.get('busy_job_1')).toMatchObject({
       cancel_requested: true,
