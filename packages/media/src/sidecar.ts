@@ -115,7 +115,8 @@ export class EmbeddingSidecar implements MediaEmbedder {
         if (error instanceof SidecarNotReadyError) throw error;
         // A check cut short by the end of the wait says nothing new: the last answer is the one to name.
         const cutByBound = remaining < perCheck && Date.now() - started >= bound;
-        if (!(cutByBound && last !== 'no answer yet')) last = `health did not answer: ${networkMessage(error)}`;
+        if (!(cutByBound && last !== 'no answer yet'))
+          last = `health did not answer: ${networkMessage(error)}`;
       }
       const waited = Date.now() - started;
       if (waited + delay > bound) throw new SidecarNotReadyError(this.base, waited, last);
