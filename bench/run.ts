@@ -8,6 +8,7 @@ import { ingestBench } from './ingest.bench';
 import { mediaBench } from './media.bench';
 import { runtimeBench } from './runtime.bench';
 import { searchBench } from './search.bench';
+import { uploadsBench } from './uploads.bench';
 import { webBench } from './web.bench';
 
 const benches: Record<string, () => Promise<void>> = {
@@ -21,6 +22,7 @@ const benches: Record<string, () => Promise<void>> = {
   encoders: encodersBench,
   web: webBench,
   bundles: bundlesBench,
+  uploads: uploadsBench,
 };
 
 const wanted = process.argv.slice(2);

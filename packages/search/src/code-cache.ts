@@ -1,6 +1,6 @@
 /**
- * What the scoring engine keeps of a table version in memory (every document's packed token codes, their
- * Lance row ids), how it loads them, and how it reads the float vectors of chosen documents.
+ * The packed token codes of a set of documents side by side (a segment of a table snapshot) with their
+ * Lance row ids, how they are built from the rows read, and how the float vectors of chosen documents are read.
  */
 import type { Table } from '@lancedb/lancedb';
 import type { RecordBatch } from 'apache-arrow';
@@ -9,9 +9,6 @@ import { type DistinctCodes, distinctCodes } from './distinct';
 import { idList } from './lance-writes';
 
 export interface CodeCache {
-  /** The table's identity (name and incarnation, see `LanceDatabase.identity`) and version. */
-  table: string;
-  version: number;
   ids: string[];
   /** Token offsets per document (length documents + 1). */
   offsets: Int32Array;
@@ -65,18 +62,24 @@ export async function readByFilter(table: Table, ids: readonly string[]): Promis
   return result.batches;
 }
 
-/** Every document's packed token codes and Lance row id at the table's version, side by side. */
-export async function loadCodes(table: Table, identity: string, version: number): Promise<CodeCache> {
-  const result = await table.query().select(['document_id', 'embedding_binary']).withRowId().toArrow();
+/** The packed token codes and row ids of the rows read (`document_id`, `embedding_binary`, `_rowid`), side by side. */
+export function codesOf(batches: readonly RecordBatch[]): CodeCache {
   const ids: string[] = [];
   const rowIdParts: BigUint64Array[] = [];
   const offsetParts: number[] = [0];
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for (const batch of result.batches) {
+  for (const batch of batches) {
     const idColumn = batch.getChild('document_id')!;
     rowIdParts.push(batch.getChild('_rowid')!.toArray() as BigUint64Array);
-    const data = batch.getChild('embedding_binary')!.data[0]!;
+    const data = batch.getChild('embedding_binary')?.data[0];
+    if (!data) {
+      for (let row = 0; row < batch.numRows; row++) {
+        ids.push(String(idColumn.get(row)));
+        offsetParts.push(total);
+      }
+      continue;
+    }
     const offsets = data.valueOffsets as Int32Array;
     const bytes = data.children[0]!.children[0]!.values as Uint8Array;
     const first = offsets[0]!;
@@ -100,15 +103,38 @@ export async function loadCodes(table: Table, identity: string, version: number)
     rowIds.set(part, at);
     at += part.length;
   }
-  const words = new Uint32Array(bytes.buffer);
-  return {
-    table: identity,
-    version,
-    ids,
-    offsets: Int32Array.from(offsetParts),
-    bytes,
-    words,
-    distinct: distinctCodes(words, total),
-    rowIds,
-  };
+  return codesFrom(ids, Int32Array.from(offsetParts), bytes, rowIds);
+}
+
+function codesFrom(ids: string[], offsets: Int32Array, bytes: Uint8Array, rowIds: BigUint64Array): CodeCache {
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
+  return { ids, offsets, bytes, words, distinct: distinctCodes(words, bytes.length / 16), rowIds };
+}
+
+/** The codes of the given documents of several code sets, in order, as one. */
+export function mergeCodes(parts: { codes: CodeCache; docs: Int32Array }[]): CodeCache {
+  const ids: string[] = [];
+  let documents = 0;
+  let tokens = 0;
+  for (const { codes, docs } of parts) {
+    documents += docs.length;
+    for (const doc of docs) tokens += codes.offsets[doc + 1]! - codes.offsets[doc]!;
+  }
+  const offsets = new Int32Array(documents + 1);
+  const bytes = new Uint8Array(tokens * 16);
+  const rowIds = new BigUint64Array(documents);
+  let out = 0;
+  let at = 0;
+  for (const { codes, docs } of parts) {
+    for (const doc of docs) {
+      ids.push(codes.ids[doc]!);
+      rowIds[out] = codes.rowIds[doc]!;
+      const start = codes.offsets[doc]!;
+      const end = codes.offsets[doc + 1]!;
+      bytes.set(codes.bytes.subarray(start * 16, end * 16), at * 16);
+      at += end - start;
+      offsets[++out] = at;
+    }
+  }
+  return codesFrom(ids, offsets, bytes, rowIds);
 }

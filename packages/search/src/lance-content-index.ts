@@ -8,6 +8,7 @@ import type { ContentIndex, QueryVectors, Scored } from './content-index';
 import { LanceScoring, type ScoringOptions } from './lance-scoring';
 import { LanceContentWriter } from './lance-writes';
 import type { DocumentRow } from './rows';
+import type { TableSnapshot } from './snapshot';
 import type { SchemaTemplate } from './templates';
 
 export class LanceContentIndex implements ContentIndex {
@@ -78,6 +79,11 @@ export class LanceContentIndex implements ContentIndex {
 
   floatBinaryMaxSim(name: string, query: QueryVectors, limit: number, ids?: readonly string[]) {
     return this.scoring.floatBinaryMaxSim(name, query, limit, ids);
+  }
+
+  /** The in-memory snapshot the scoring phases read (see snapshot.ts), brought up to the latest version. */
+  snapshot(name: string, textFields?: readonly string[]): Promise<TableSnapshot | undefined> {
+    return this.scoring.snapshot(name, textFields);
   }
 
   /** The documents float MaxSim scores exactly when given no ids (see `LanceScoring.floatTargets`). */
