@@ -5,7 +5,13 @@
 import type { Table } from '@lancedb/lancedb';
 import { KeyedSerializer } from '@tessera/core';
 import type { MultiVectorEncoder } from '@tessera/encoders';
-import { type DocumentRow, documentTable, type LanceDatabase, type SchemaTemplate } from '@tessera/search';
+import {
+  type DocumentRow,
+  documentTable,
+  type LanceDatabase,
+  lanceMaintenance,
+  type SchemaTemplate,
+} from '@tessera/search';
 import { edgeRow, loadGraph, nodeRow } from './lance-rows';
 import { applyPlan, nodesToEmbed, planUpsert } from './merge';
 import type { GraphWrite } from './model';
@@ -79,6 +85,8 @@ export class LanceGraphStore implements GraphStore {
       await table.add(documentTable(this.template, fresh) as never);
       commits++;
     }
+    // Compaction and removal of old versions follow in the background when due.
+    if (commits > 0) lanceMaintenance(this.db).touch(schema);
 
     // Stored: now memory. A version that moved by more than our own commit means another writer too.
     const version = await table.version();

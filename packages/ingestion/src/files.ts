@@ -1,10 +1,10 @@
 /**
  * The work on a window's files: each is hashed and, unless its content was indexed already, run through
- * its pipeline (prepare); then the window's documents are fed (one commit per profile) while their graphs
- * are extracted, the graphs stored in one upsert, the back-references patched and the hashes recorded.
+ * its pipeline (prepare); then their graphs are extracted and stored in one upsert, the window's documents
+ * fed with their back-references (one commit per profile) and the hashes recorded.
  */
 import { createHash } from 'node:crypto';
-import { type DocumentInput, indexSources, patchDocuments } from '@tessera/content';
+import { indexSources } from '@tessera/content';
 import { failpoint, faultpoint, HttpError, NotFoundError, stallpoint } from '@tessera/core';
 import { type GuardedTenant, incarnationOf, requireTenant } from '@tessera/tenancy';
 import type { IngestionDeps } from './deps';
@@ -14,9 +14,6 @@ import type { FileResult, JobFile, JobRecord } from './model';
 import type { PipelineOutput } from './pipelines/types';
 import type { SourceRecord } from './ports';
 import { extensionOf, pipelineFor } from './routing';
-
-/** The fields the graph pass sets on each content document. */
-const BACK_REFERENCES = ['entity_ids', 'relation_ids', 'claim_ids'];
 
 /** A file read and run through its pipeline; `outcome` is set when nothing is left to do for it. */
 export interface Prepared {
@@ -77,9 +74,10 @@ export async function prepareFile(
 }
 
 /**
- * Feeds the prepared files (one commit per profile) while their graphs are extracted, then stores the
- * graphs (one upsert) and records each file's content hash; answers every file's outcome in order. The
- * tenant is guarded once for the window, when there is anything to write.
+ * Stores the graphs of the prepared files (one upsert) as soon as they are extracted, then feeds their
+ * documents with the graphs' back-references (one commit per profile: a document is written once, with every
+ * field), and records each file's content hash; answers every file's outcome in order. The tenant is guarded
+ * once for the window, when there is anything to write.
  */
 export async function finishFiles(
   deps: IngestionDeps,
@@ -87,84 +85,76 @@ export async function finishFiles(
   prepared: Prepared[],
 ): Promise<FileResult[]> {
   const pending = prepared.filter((item) => item.outcome === undefined);
-  let guarded: Promise<GuardedTenant> | undefined;
-  const tenant = () => {
-    guarded ??= requireTenant(deps.content.tenancy, job.tenant_id).then((found) => {
+  let tenant: GuardedTenant | undefined;
+  if (pending.length > 0) {
+    try {
+      tenant = await requireTenant(deps.content.tenancy, job.tenant_id);
       // A tenant deleted and created again since the job was submitted is another tenant.
-      if (job.tenant_incarnation !== undefined && incarnationOf(found.record) !== job.tenant_incarnation) {
+      if (job.tenant_incarnation !== undefined && incarnationOf(tenant.record) !== job.tenant_incarnation) {
         throw new NotFoundError(
           `Tenant '${job.tenant_id}' was deleted after job ${job.job_id} was submitted; the tenant of that name now is another`,
         );
       }
-      return found;
-    });
-    return guarded;
-  };
-  // The graph extraction (on the tagging threads) runs while the content is fed.
+    } catch (error) {
+      // The tenant was deleted (or deleted and created again) meanwhile: every redelivery would be refused too.
+      if (!(error instanceof HttpError && error.status < 500)) throw error;
+      for (const item of pending) fail(item, error);
+    }
+  }
+  const stored = pending.filter((item) => item.outcome === undefined);
   const extracted = extractDocuments(
     deps,
-    pending.map((item) => ({ sourceDocId: item.file.name, output: item.output! })),
+    stored.map((item) => ({ sourceDocId: item.file.name, output: item.output! })),
   );
-  for (const profile of new Set(pending.map((item) => item.file.profile))) {
-    const group = pending.filter((item) => item.file.profile === profile);
+  const graphs = await Promise.all(
+    stored.map((item, index) => fileGraph(deps, item.file.name, item.output!, extracted[index]!)),
+  );
+  const outcomes =
+    stored.length === 0
+      ? []
+      : await storeGraphs(
+          deps,
+          tenant!,
+          stored.map((item, index) => ({ sourceDocId: item.file.name, graph: graphs[index]! })),
+        );
+  const graphOf = new Map(stored.map((item, index) => [item, outcomes[index]!]));
+  for (const profile of new Set(stored.map((item) => item.file.profile))) {
+    const group = stored.filter((item) => item.file.profile === profile);
     try {
       await indexSources(deps.content, {
-        tenant: await tenant(),
+        tenant: tenant!,
         profile,
-        sources: group.map((item) => ({ sourceDocId: item.file.name, documents: item.output!.documents })),
+        sources: group.map((item) => {
+          const references = graphOf.get(item)!.backReferences;
+          return {
+            sourceDocId: item.file.name,
+            documents: references
+              ? item.output!.documents.map((document, position) => ({
+                  ...document,
+                  fields: { ...document.fields, ...references[position] },
+                }))
+              : item.output!.documents,
+          };
+        }),
       });
     } catch (error) {
       // The domain refusing (the tenant was deleted meanwhile, say) will refuse every redelivery too.
       if (!(error instanceof HttpError && error.status < 500)) throw error;
-      for (const item of group) {
-        item.outcome = { ...item.base, status: 'failed', error: error.message, error_type: error.name };
-      }
+      for (const item of group) fail(item, error);
     }
   }
   failpoint('ingestion.after_feed');
-  const fed = pending.filter((item) => item.outcome === undefined);
-  const graphs = await Promise.all(
-    pending.map(async (item, index) =>
-      item.outcome ? undefined : fileGraph(deps, item.file.name, item.output!, extracted[index]!),
-    ),
-  );
-  const outcomes =
-    fed.length === 0
-      ? []
-      : await storeGraphs(
-          deps,
-          await tenant(),
-          pending.flatMap((item, index) =>
-            item.outcome ? [] : [{ sourceDocId: item.file.name, graph: graphs[index]! }],
-          ),
-        );
-  const patches = new Map<string, { sourceDocId: string; documents: DocumentInput[] }[]>();
-  fed.forEach((item, index) => {
-    const { file, output } = item;
-    const graph = outcomes[index]!;
-    if (graph.backReferences) {
-      const sources = patches.get(file.profile) ?? [];
-      sources.push({
-        sourceDocId: file.name,
-        documents: output!.documents.map((document, position) => ({
-          ...document,
-          fields: graph.backReferences![position]!,
-        })),
-      });
-      patches.set(file.profile, sources);
-    }
+  for (const item of stored) {
+    if (item.outcome) continue;
+    const graph = graphOf.get(item)!;
     item.outcome = {
       ...item.base,
-      chunks_created: output!.documents.length,
-      documents_fed: output!.documents.length,
+      chunks_created: item.output!.documents.length,
+      documents_fed: item.output!.documents.length,
       graph_nodes: graph.nodes,
       graph_edges: graph.edges,
       extraction: graph.note,
     };
-  });
-  // Only the back-reference fields change, in one commit per profile: the stored documents keep their vectors.
-  for (const [profile, sources] of patches) {
-    await patchDocuments(deps.content, { tenant: await tenant(), profile, fields: BACK_REFERENCES, sources });
   }
   // Recorded once everything of the file is stored: a crash before this feeds the file again on redelivery.
   await deps.jobs.recordSources(
@@ -183,4 +173,8 @@ export async function finishFiles(
       })),
   );
   return prepared.map((item) => item.outcome!);
+}
+
+function fail(item: Prepared, error: HttpError): void {
+  item.outcome = { ...item.base, status: 'failed', error: error.message, error_type: error.name };
 }

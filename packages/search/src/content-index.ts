@@ -40,7 +40,10 @@ export interface ContentIndex {
   ): Promise<void>;
   /** Removes the documents of a source written before `generation` (their `ingested_at`). */
   deleteOlderGeneration(name: string, sourceDocId: string, generation: number): Promise<void>;
-  /** Folds written rows into the table's indexes once enough of them are unindexed; true when it did. */
+  /**
+   * Notes that the table was written: its upkeep (compaction, index updates, removal of old versions)
+   * follows when due, off the request path. True when it ran before answering (never in LanceDB's adapter).
+   */
   maintain(name: string): Promise<boolean>;
   /** Documents of the table (0 when it is not deployed), or of one source. */
   count(name: string, where?: { sourceDocId?: string }): Promise<number>;

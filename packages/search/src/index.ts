@@ -5,6 +5,13 @@ export type { ContentIndex, QueryVectors, Scored } from './content-index';
 export { sqlString, top } from './content-index';
 export { LanceSearchBackend } from './lance';
 export { LanceContentIndex } from './lance-content-index';
+export type { MaintenanceOutcome, MaintenancePolicy } from './lance-maintenance';
+export {
+  defaultMaintenancePolicy,
+  LanceMaintenance,
+  lanceMaintenance,
+  maintenanceDue,
+} from './lance-maintenance';
 export type { ScoringOptions } from './lance-scoring';
 export type { Relevance } from './metrics';
 export { ndcg, precision, recall, reciprocalRank, reciprocalRankFusion } from './metrics';
@@ -19,6 +26,7 @@ export {
   popcount32,
   unpackedBitTables,
 } from './scoring';
+export type { Segment, TableSnapshot } from './snapshot';
 export type { StrategyQuery, Target } from './strategies';
 export { RankingStrategy, RERANK_DEPTH, rank } from './strategies';
 export { definitionHash, FieldTemplate, SchemaCatalog, SchemaTemplate } from './templates';

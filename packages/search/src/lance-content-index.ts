@@ -52,11 +52,11 @@ export class LanceContentIndex implements ContentIndex {
     return this.writer.deleteOlderGeneration(name, sourceDocId, generation);
   }
 
-  maintain(name: string, unindexedLimit?: number): Promise<boolean> {
-    return this.writer.maintain(name, unindexedLimit);
+  maintain(name: string): Promise<boolean> {
+    return this.writer.maintain(name);
   }
 
-  /** Folds newly written rows into the indexes, so text search stays indexed rather than scanning. */
+  /** Compacts the table, brings its indexes up to date and removes old versions, now. */
   optimize(name: string): Promise<void> {
     return this.writer.optimize(name);
   }

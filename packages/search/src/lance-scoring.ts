@@ -35,7 +35,7 @@ export interface ScoringOptions {
 }
 
 const defaults: ScoringOptions = {
-  exactScanLimit: 20_000,
+  exactScanLimit: 4_096,
   candidateLimit: 2_000,
   floatRerankLimit: 128,
   segmentScanLimit: 2_048,

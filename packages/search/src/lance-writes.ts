@@ -7,6 +7,7 @@ import { KeyedSerializer } from '@tessera/core';
 import type { Table as ArrowTable } from 'apache-arrow';
 import type { LanceDatabase } from './connection';
 import { sqlString } from './content-index';
+import { lanceMaintenance } from './lance-maintenance';
 import { type DocumentRow, documentTable } from './rows';
 import type { SchemaTemplate } from './templates';
 
@@ -31,8 +32,9 @@ export class LanceContentWriter {
   }
 
   /**
-   * A full-text index on every `fulltext` field (one per column), and a B-tree on `document_id` for the
-   * lookups of second phases and result fields.
+   * B-trees on `document_id` (the key of upserts and of the lookups of second phases and result fields) and
+   * on `source_doc_id` (the lookups of source replacements). Text needs no index: BM25 is computed in memory
+   * (text-index.ts); full-text indexes of tables made before stay, unused.
    */
   async ensureIndexes(name: string, template: SchemaTemplate): Promise<void> {
     // A table dropped and created again under the name is another table, without the indexes.
@@ -48,11 +50,10 @@ export class LanceContentWriter {
   }
 
   private async createIndexes(name: string, identity: string, template: SchemaTemplate): Promise<void> {
-    const wanted = template.document.fields
-      .filter((field) => field.fulltext)
-      .map((field) => [field.name, Index.fts({ withPosition: false })] as const);
-    if (template.document.fields.some((field) => field.name === 'document_id'))
-      wanted.push(['document_id', Index.btree()]);
+    const fields = new Set(template.document.fields.map((field) => field.name));
+    const wanted = ['document_id', 'source_doc_id']
+      .filter((column) => fields.has(column))
+      .map((column) => [column, Index.btree()] as const);
     for (let attempt = 0; ; attempt++) {
       const table = await this.requireTable(name);
       if (this.db.identity(table) !== identity) throw new Error(`Schema ${name} was dropped meanwhile`);
@@ -100,6 +101,12 @@ export class LanceContentWriter {
     );
   }
 
+  /**
+   * One commit either way. When the sources hold no document that the rows leave out (new sources, or
+   * sources rewritten with the same ids), an upsert keyed on `document_id` through its B-tree, whose cost
+   * is the batch's; otherwise a merge that also deletes what the sources held beyond the rows, which joins
+   * the whole table.
+   */
   async replaceSources(
     name: string,
     template: SchemaTemplate,
@@ -113,14 +120,14 @@ export class LanceContentWriter {
       await this.writes.run(name, () => table.delete(where));
       return;
     }
-    await this.writes.run(name, () =>
-      table
-        .mergeInsert('document_id')
-        .whenMatchedUpdateAll()
-        .whenNotMatchedInsertAll()
-        .whenNotMatchedBySourceDelete({ where })
-        .execute(documentTable(template, rows) as ArrowTable),
-    );
+    const kept = new Set(rows.map((row) => row.document_id));
+    const held = (await table.query().where(where).select(['document_id']).toArray()) as {
+      document_id: string;
+    }[];
+    const stale = held.some((row) => !kept.has(row.document_id));
+    let merge = table.mergeInsert('document_id').whenMatchedUpdateAll().whenNotMatchedInsertAll();
+    if (stale) merge = merge.whenNotMatchedBySourceDelete({ where });
+    await this.writes.run(name, () => merge.execute(documentTable(template, rows) as ArrowTable));
   }
 
   async deleteOlderGeneration(name: string, sourceDocId: string, generation: number): Promise<void> {
@@ -132,32 +139,15 @@ export class LanceContentWriter {
     );
   }
 
-  /**
-   * Folds written rows into the indexes once enough of them are not indexed yet: text search over
-   * unindexed rows is a scan, cheap for a few thousand rows and slow beyond.
-   */
-  async maintain(name: string, unindexedLimit = 5_000): Promise<boolean> {
-    const table = await this.requireTable(name);
-    const text = (await table.listIndices()).find((index) => index.indexType === 'FTS');
-    if (!text) return false;
-    const stats = await table.indexStats(text.name);
-    if (!stats || stats.numUnindexedRows < unindexedLimit) return false;
-    await this.optimize(name);
-    return true;
+  /** Notes the write: the table's upkeep follows in the background when due (lance-maintenance.ts). */
+  async maintain(name: string): Promise<boolean> {
+    lanceMaintenance(this.db).touch(name);
+    return false;
   }
 
-  /** Folds newly written rows into the indexes, so text search stays indexed rather than scanning. */
+  /** Compacts the table, brings its indexes up to date and removes old versions, now. */
   async optimize(name: string): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      const table = await this.requireTable(name);
-      try {
-        await this.writes.run(name, () => table.optimize());
-        return;
-      } catch (error) {
-        if (attempt >= 4 || !/conflict/i.test((error as Error).message)) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
-      }
-    }
+    await lanceMaintenance(this.db).run(name, true);
   }
 
   async count(name: string, where?: { sourceDocId?: string }): Promise<number> {

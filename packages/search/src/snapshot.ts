@@ -74,7 +74,8 @@ export class TableSnapshot {
     const serial = Math.floor(at / 2 ** 24);
     const doc = at % 2 ** 24;
     const segment = this.segments.find((s) => s.serial === serial);
-    if (!segment || !segment.live[doc]) return;
+    if (!segment) return;
+    if (!segment.live[doc]) return;
     segment.live[doc] = 0;
     segment.liveCount--;
     segment.liveDocs = undefined;
