@@ -18,7 +18,13 @@ import { parseArgs } from 'node:util';
 import { createMultiVectorEncoder, EmbeddedEncoderName } from '@tessera/encoders';
 import { RankingStrategy } from '@tessera/search';
 import { datasetsRoot, discoverCollections, loadCollection, type Split } from './eval/beir';
-import { type CollectionRun, evaluateCollection, formatFigures } from './eval/collection';
+import {
+  type CollectionRun,
+  evaluateCollection,
+  formatFigures,
+  tuneCollection,
+  WEIGHTS,
+} from './eval/collection';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 
@@ -31,6 +37,7 @@ const { values, positionals } = parseArgs({
     profile: { type: 'string' },
     datasets: { type: 'string' },
     json: { type: 'string' },
+    tune: { type: 'boolean' },
   },
 });
 
@@ -60,6 +67,10 @@ if (mode === 'code') {
     process.exit(1);
   }
   const strategies = (values.strategy ?? RankingStrategy.options).map((s) => RankingStrategy.parse(s));
+  if (values.tune) {
+    await tune(root, names.length > 0 ? names : found, strategies);
+    process.exit(0);
+  }
   const runs: CollectionRun[] = [];
   const fingerprint = 'fingerprint' in encoder ? ` (${String(encoder.fingerprint)})` : '';
   console.log(`Datasets: ${root}; encoder ${encoder.name}${fingerprint}`);
@@ -88,4 +99,43 @@ if (mode === 'code') {
 } else {
   console.error(`Unknown evaluation '${mode}': beir (default) or code`);
   process.exit(1);
+}
+
+/**
+ * `--tune`: per two-phase strategy, nDCG@10 on the dev queries of each collection at each second-phase
+ * weight, and the weight whose mean over the collections is best; then every strategy's dev nDCG@10 at its
+ * shipped weight (which default strategy measures best). Reads no test query.
+ */
+async function tune(root: string, collections: string[], strategies: RankingStrategy[]): Promise<void> {
+  const results = [];
+  for (const name of collections) {
+    const collection = loadCollection(path.join(root, name), name);
+    results.push({
+      name,
+      ...(await tuneCollection(collection, { repoRoot, encoder, strategies, splits: ['dev'] })),
+    });
+  }
+  console.log(
+    `\nnDCG@10 on the dev queries by second-phase weight (${results.map((r) => r.name).join(' / ')}, then their mean)`,
+  );
+  for (const strategy of strategies) {
+    const curves = results.map((r) => r.byWeight.get(strategy));
+    if (curves.some((curve) => !curve)) continue;
+    const means = WEIGHTS.map((_, i) => curves.reduce((sum, curve) => sum + curve![i]!, 0) / curves.length);
+    const best = means.indexOf(Math.max(...means));
+    console.log(`\n${strategy}: best weight ${WEIGHTS[best]} (mean dev nDCG@10 ${means[best]!.toFixed(4)})`);
+    WEIGHTS.forEach((weight, i) => {
+      console.log(
+        `  ${weight.toFixed(2)}  ${curves.map((curve) => curve![i]!.toFixed(4)).join('  ')}  ${means[i]!.toFixed(4)}${i === best ? '  ←' : ''}`,
+      );
+    });
+  }
+  console.log('\ndev nDCG@10 at the shipped weights');
+  for (const strategy of strategies) {
+    const values = results.map((r) => r.shipped.get(strategy)!);
+    const mean = values.reduce((sum, v) => sum + v, 0) / values.length;
+    console.log(
+      `  ${strategy.padEnd(20)} ${values.map((v) => v.toFixed(4)).join('  ')}  mean ${mean.toFixed(4)}`,
+    );
+  }
 }

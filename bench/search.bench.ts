@@ -1,29 +1,39 @@
 /**
- * Content index figures on 100,000 chunks of real code from node_modules with the embedded encoder:
- * feed throughput and memory, query latency of every strategy at top_k 10, and the binary MaxSim scan rate
- * next to a bare popcount loop over the same codes.
+ * Content index figures on 100,000 chunks of real code from node_modules with the embedded encoder, the
+ * table built as users build it: 500 uploads of 200 chunks, one commit each, with the background upkeep
+ * (compaction, index updates, removal of old versions) the writes call for. Then the query latency of every
+ * strategy at top_k 10 while another process keeps uploading 200 chunks every `BENCH_INGEST_INTERVAL_MS`
+ * (2,000 ms); `BENCH_SEARCH_FEED=bulk` feeds 1,000 chunks a commit and optimizes once instead, as before.
+ * Last, the binary MaxSim scan rate next to a bare popcount loop over the same codes.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createMultiVectorEncoder } from '@tessera/encoders';
+import { createMultiVectorEncoder, type MultiVectorEncoder } from '@tessera/encoders';
 import {
   binaryMaxSim,
+  type DocumentRow,
   LanceContentIndex,
   LanceSearchBackend,
   lanceConnection,
+  lanceMaintenance,
   popcount32,
   RankingStrategy,
   rank,
   SchemaCatalog,
+  type SchemaTemplate,
 } from '@tessera/search';
 
 const root = path.resolve(import.meta.dirname, '..');
 const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 100_000);
-const BATCH = 1000;
+const UPLOAD = 200;
+const BULK = process.env.BENCH_SEARCH_FEED === 'bulk';
+const INTERVAL_MS = Number(process.env.BENCH_INGEST_INTERVAL_MS ?? 2000);
+const SCHEMA = 'code_bench_bench';
 
 /** ~10-line chunks of the JavaScript files of node_modules, skipping minified and generated files. */
-function* codeChunks(dir: string): Generator<{ file: string; text: string }> {
+export function* codeChunks(dir: string): Generator<{ file: string; text: string }> {
   for (const name of readdirSync(dir).sort()) {
     const full = path.join(dir, name);
     let stat: ReturnType<typeof statSync>;
@@ -55,20 +65,71 @@ function* codeChunks(dir: string): Generator<{ file: string; text: string }> {
   }
 }
 
+/** The rows of chunks as content indexing writes them, each file a source. */
+export async function chunkRows(
+  encoder: MultiVectorEncoder,
+  chunks: { file: string; text: string }[],
+  first: number,
+  prefix = 'c',
+): Promise<{ rows: DocumentRow[]; sources: string[]; tokens: number }> {
+  const vectors = await encoder.encode(
+    chunks.map((c) => c.text),
+    'document',
+  );
+  let tokens = 0;
+  const rows = chunks.map((chunk, i) => {
+    tokens += vectors[i]!.tokens;
+    return {
+      document_id: `${prefix}${first + i}`,
+      // A file is a source; one cut across two uploads is two (an upload holds whole sources).
+      source_doc_id: `${prefix}:${path.relative(root, chunk.file)}@${first}`,
+      text: chunk.text,
+      ingested_at: Date.now(),
+      embedding: { tokens: vectors[i]!.tokens, values: vectors[i]!.vectors },
+      embedding_binary: { tokens: vectors[i]!.tokens, values: vectors[i]!.binary },
+    };
+  });
+  return { rows, sources: [...new Set(rows.map((row) => row.source_doc_id))], tokens };
+}
+
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 };
 const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 
+export const templateOf = (): SchemaTemplate =>
+  new SchemaCatalog(path.join(root, 'configs/schemas')).get('code')!;
+
+/** Another process uploading 200 chunks every interval into the table, until stopped. */
+function startWriter(dir: string): { child: ChildProcess; stop: () => Promise<string> } {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(import.meta.dirname, 'search-writer.ts'), dir, SCHEMA, String(INTERVAL_MS)],
+    { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    child,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+      return output.trim().split('\n').at(-1) ?? '';
+    },
+  };
+}
+
 export async function searchBench(): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'tessera-search-bench-'));
   try {
-    const template = new SchemaCatalog(path.join(root, 'configs/schemas')).get('code')!;
-    const schema = 'code_bench_bench';
-    await new LanceSearchBackend(lanceConnection(dir)).deploySchema(schema, template);
+    const template = templateOf();
+    await new LanceSearchBackend(lanceConnection(dir)).deploySchema(SCHEMA, template);
     const index = new LanceContentIndex(lanceConnection(dir));
-    await index.ensureIndexes(schema, template);
+    await index.ensureIndexes(SCHEMA, template);
     const encoder = createMultiVectorEncoder();
 
     // Feed.
@@ -77,27 +138,19 @@ export async function searchBench(): Promise<void> {
     let fed = 0;
     let tokens = 0;
     const memory: string[] = [];
+    const commits: number[] = [];
     let peak = 0;
     const started = performance.now();
     const flush = async () => {
-      const vectors = await encoder.encode(
-        batch.map((c) => c.text),
-        'document',
-      );
-      await index.upsert(
-        schema,
-        template,
-        batch.map((chunk, i) => {
-          tokens += vectors[i]!.tokens;
-          return {
-            document_id: `c${fed + i}`,
-            source_doc_id: path.relative(root, chunk.file),
-            text: chunk.text,
-            embedding: { tokens: vectors[i]!.tokens, values: vectors[i]!.vectors },
-            embedding_binary: { tokens: vectors[i]!.tokens, values: vectors[i]!.binary },
-          };
-        }),
-      );
+      const { rows, sources, tokens: more } = await chunkRows(encoder, batch, fed);
+      tokens += more;
+      const t = performance.now();
+      if (BULK) await index.upsert(SCHEMA, template, rows);
+      else {
+        await index.replaceSources(SCHEMA, template, sources, rows);
+        await index.maintain(SCHEMA);
+      }
+      commits.push(performance.now() - t);
       fed += batch.length;
       batch = [];
       peak = Math.max(peak, process.memoryUsage().rss);
@@ -115,44 +168,75 @@ export async function searchBench(): Promise<void> {
             .find((l) => l.trim().length > 20)
             ?.trim() ?? chunk.text,
         );
-      if (batch.length === BATCH) await flush();
+      if (batch.length === (BULK ? 1000 : UPLOAD)) await flush();
       if (fed >= CHUNKS) break;
     }
     if (batch.length > 0) await flush();
     const feedSeconds = (performance.now() - started) / 1000;
-    const optimizeStarted = performance.now();
-    await index.optimize(schema);
-    const optimizeSeconds = (performance.now() - optimizeStarted) / 1000;
+    const upkeepStarted = performance.now();
+    if (BULK) await index.optimize(SCHEMA);
+    else await lanceMaintenance(index.db).idle();
+    const upkeepSeconds = (performance.now() - upkeepStarted) / 1000;
+    const table = (await index.table(SCHEMA))!;
+    const stats = await table.stats();
 
     console.log(
       `\nContent index: ${fed} chunks of node_modules code, ${(tokens / fed).toFixed(1)} document tokens per chunk (${encoder.name})`,
     );
     console.log(
-      `feed: ${(fed / feedSeconds).toFixed(0)} chunks/s (${feedSeconds.toFixed(1)} s), then optimize ${optimizeSeconds.toFixed(1)} s`,
+      BULK
+        ? `feed: ${(fed / feedSeconds).toFixed(0)} chunks/s (${feedSeconds.toFixed(1)} s) in commits of 1,000, then optimize ${upkeepSeconds.toFixed(1)} s`
+        : `feed: ${commits.length} uploads of ${UPLOAD} chunks, ${(fed / feedSeconds).toFixed(0)} chunks/s (${feedSeconds.toFixed(1)} s); commit p50 ${percentile(commits, 50).toFixed(0)} ms, p95 ${percentile(commits, 95).toFixed(0)} ms, first 10 ${percentile(commits.slice(0, 10), 50).toFixed(0)} ms, last 10 ${percentile(commits.slice(-10), 50).toFixed(0)} ms (medians); background upkeep still running at the end ${upkeepSeconds.toFixed(1)} s`,
     );
+    if (!BULK) {
+      const runs = lanceMaintenance(index.db)
+        .history()
+        .filter((run) => run.optimized);
+      console.log(
+        `upkeep: ${runs.length} compactions (${runs.map((run) => `${run.fragmentsBefore}→${run.fragmentsAfter} fragments in ${(run.ms / 1000).toFixed(1)} s`).join(', ')}); now ${stats.fragmentStats.numFragments} fragments, ${mb(stats.totalBytes)}`,
+      );
+    }
     console.log(`memory while feeding: ${memory.join(', ')}; peak ${mb(peak)}`);
 
-    // Query latency per strategy.
-    const target = { index, schema, textFields: ['symbol', 'docstring', 'text'] };
+    // Query latency per strategy, with another process uploading meanwhile.
+    const target = { index, schema: SCHEMA, textFields: ['symbol', 'docstring', 'text'] };
     const encoded = await encoder.encode(queries, 'query');
-    await rank(target, 'binary_binary', { text: queries[0]!, vectors: encoded[0]! }, 10); // loads the code cache
-    console.log(`\nquery latency at top_k 10 (ms), ${queries.length} queries taken from the corpus`);
+    let t = performance.now();
+    await rank(target, 'hybrid_bm25_binary', { text: queries[0]!, vectors: encoded[0]! }, 10);
+    console.log(
+      `first query (reads the table's snapshot: codes and text terms): ${(performance.now() - t).toFixed(0)} ms`,
+    );
+    t = performance.now();
+    await rank(target, 'binary_binary', { text: queries[0]!, vectors: encoded[0]! }, 10);
+    console.log(`second (builds the band indexes): ${(performance.now() - t).toFixed(0)} ms`);
+    const writer = BULK ? undefined : startWriter(dir);
+    console.log(
+      `\nquery latency at top_k 10 (ms), ${queries.length} queries taken from the corpus${writer ? `, another process uploading ${UPLOAD} chunks every ${INTERVAL_MS} ms` : ''}`,
+    );
     console.log(
       `${'strategy'.padEnd(20)} ${'p50'.padStart(8)} ${'p95'.padStart(8)} ${'queries'.padStart(8)}`,
     );
-    for (const strategy of RankingStrategy.options) {
-      const times: number[] = [];
-      const budget = performance.now() + 60_000;
-      for (const [i, query] of queries.entries()) {
-        const t = performance.now();
-        await rank(target, strategy, { text: query, vectors: encoded[i]! }, 10);
-        times.push(performance.now() - t);
-        if (performance.now() > budget && times.length >= 5) break;
+    try {
+      for (const strategy of RankingStrategy.options) {
+        const times: number[] = [];
+        const budget = performance.now() + 60_000;
+        for (const [i, query] of queries.entries()) {
+          const t = performance.now();
+          await rank(target, strategy, { text: query, vectors: encoded[i]! }, 10);
+          times.push(performance.now() - t);
+          if (performance.now() > budget && times.length >= 5) break;
+        }
+        console.log(
+          `${strategy.padEnd(20)} ${percentile(times, 50).toFixed(1).padStart(8)} ${percentile(times, 95).toFixed(1).padStart(8)} ${String(times.length).padStart(8)}`,
+        );
       }
-      console.log(
-        `${strategy.padEnd(20)} ${percentile(times, 50).toFixed(1).padStart(8)} ${percentile(times, 95).toFixed(1).padStart(8)} ${String(times.length).padStart(8)}`,
-      );
+    } finally {
+      if (writer) console.log(`concurrent writer: ${await writer.stop()}`);
     }
+    const snapshot = await index.snapshot(SCHEMA);
+    console.log(
+      `snapshot at the end: ${snapshot!.liveCount} live documents in ${snapshot!.segments.length} segments (${snapshot!.segments.map((s) => s.liveCount).join(', ')})`,
+    );
 
     scanRate();
   } finally {

@@ -14,8 +14,14 @@ const CURIE = [
   'Together with Pierre Curie she discovered polonium and radium, and she won the Nobel Prize twice.',
 ].join('\n\n');
 
-const search = async (tenant: string, query: string, profile = 'document_text_semantic') =>
-  call(rt.url, 'POST', '/search/', { query, tenant_id: tenant, profile, top_k: 10 });
+const search = async (tenant: string, query: string, profile = 'document_text_semantic', strategy?: string) =>
+  call(rt.url, 'POST', '/search/', {
+    query,
+    tenant_id: tenant,
+    profile,
+    top_k: 10,
+    ...(strategy ? { strategy } : {}),
+  });
 
 const documentCount = async (tenant: string, profile: string) => {
   const { body } = await call(rt.url, 'GET', `/search/profiles?tenant_id=${tenant}`);
@@ -173,7 +179,13 @@ describe('POST /ingestion/upload (integration)', () => {
     ]);
     expect(html.body).toMatchObject({ status: 'complete', documents_fed: 1 });
     expect((await search('acme', 'beakers flasks')).body.results[0].source_doc_id).toBe('page.html');
-    const script = await search('acme', 'zqxjv trackingpixel', 'document_text_semantic');
+    // A vector first phase answers every document, so none of them may hold the script's words.
+    const script = await search(
+      'acme',
+      'zqxjv trackingpixel',
+      'document_text_semantic',
+      'hybrid_binary_bm25',
+    );
     const texts = script.body.results.map((r: { fields: { text: string } }) => r.fields.text).join('\n');
     expect(texts).toContain('Beakers and flasks.');
     expect(texts).not.toMatch(/zqxjv|trackingpixel/);

@@ -55,7 +55,7 @@ describe('POST /search/ (integration)', () => {
     expect(body).toMatchObject({
       query: 'point the runtime at LocalStack',
       profile: 'document_text_semantic',
-      strategy: 'hybrid_binary_bm25',
+      strategy: 'hybrid_bm25_float',
     });
     expect(body.count).toBe(body.results.length);
     expect(typeof body.took_ms).toBe('number');
@@ -189,7 +189,7 @@ describe('GET /search/profiles (integration)', () => {
       schema_name: 'document_text',
       tenant_schema_name: 'document_text_acme_acme',
       schema_deployed: true,
-      default_ranking_strategy: 'hybrid_binary_bm25',
+      default_ranking_strategy: 'hybrid_bm25_float',
       encoder: 'embedded:glove-lexical-128',
     });
     expect(documents.ranking_strategies).toEqual(strategies);

@@ -19,6 +19,7 @@ import {
   SchemaCatalog,
 } from '@tessera/search';
 import { codeCorpus, docstringQueries } from '../code-corpus';
+import { splitOf } from './beir';
 
 const K = 10;
 const root = path.resolve(import.meta.dirname, '../..');
@@ -65,10 +66,12 @@ export async function evaluateCode(encoder: MultiVectorEncoder): Promise<void> {
     );
     console.log(`encoder: ${encoder.name}; one relevant document per query; metrics @${K}\n`);
     console.log(
-      `${'strategy'.padEnd(20)} ${'MRR'.padStart(7)} ${'NDCG'.padStart(7)} ${'Recall'.padStart(7)} ${'Prec'.padStart(7)} ${'ms/query'.padStart(9)}`,
+      `${'strategy'.padEnd(20)} ${'MRR'.padStart(7)} ${'NDCG'.padStart(7)} ${'Recall'.padStart(7)} ${'Prec'.padStart(7)} ${'ms/query'.padStart(9)} ${'NDCG dev'.padStart(9)} ${'NDCG test'.padStart(9)}`,
     );
     for (const strategy of RankingStrategy.options) {
       const totals = { mrr: 0, ndcg: 0, recall: 0, precision: 0 };
+      // The same dev/test rule as the BEIR collections' (`splitOf`), by the relevant declaration's id.
+      const bySplit = { dev: { ndcg: 0, queries: 0 }, test: { ndcg: 0, queries: 0 } };
       const started = performance.now();
       for (const [i, { query, relevant }] of queries.entries()) {
         const ranked = (
@@ -81,14 +84,18 @@ export async function evaluateCode(encoder: MultiVectorEncoder): Promise<void> {
         ).map((r) => r.id);
         const relevance = new Set([relevant]);
         totals.mrr += reciprocalRank(ranked, relevance, K);
-        totals.ndcg += ndcg(ranked, relevance, K);
+        const gain = ndcg(ranked, relevance, K);
+        totals.ndcg += gain;
+        const split = bySplit[splitOf('code', relevant)];
+        split.ndcg += gain;
+        split.queries++;
         totals.recall += recall(ranked, relevance, K);
         totals.precision += precision(ranked, relevance, K);
       }
       const ms = (performance.now() - started) / queries.length;
       const avg = (v: number) => (v / queries.length).toFixed(4).padStart(7);
       console.log(
-        `${strategy.padEnd(20)} ${avg(totals.mrr)} ${avg(totals.ndcg)} ${avg(totals.recall)} ${avg(totals.precision)} ${ms.toFixed(1).padStart(9)}`,
+        `${strategy.padEnd(20)} ${avg(totals.mrr)} ${avg(totals.ndcg)} ${avg(totals.recall)} ${avg(totals.precision)} ${ms.toFixed(1).padStart(9)} ${(bySplit.dev.ndcg / bySplit.dev.queries).toFixed(4).padStart(9)} ${(bySplit.test.ndcg / bySplit.test.queries).toFixed(4).padStart(9)}`,
       );
     }
   } finally {

@@ -11,17 +11,22 @@ import { parseTenantId, tenantSchemaName } from '@tessera/core';
 import type { MultiVector, MultiVectorEncoder } from '@tessera/encoders';
 import {
   type DocumentRow,
+  fuse,
   LanceContentIndex,
   LanceSearchBackend,
   lanceConnection,
   ndcg,
   type Profile,
   ProfileCatalog,
+  phaseScores,
+  phasesOf,
   type RankingStrategy,
+  RERANK_DEPTH,
   rank,
   recall,
   reciprocalRank,
   SchemaCatalog,
+  type Target,
 } from '@tessera/search';
 import type { BeirCollection, Split } from './beir';
 
@@ -76,10 +81,14 @@ const toRow = (vectors: MultiVector) => ({
   embedding_binary: { tokens: vectors.tokens, values: vectors.binary },
 });
 
-export async function evaluateCollection(
-  collection: BeirCollection,
-  options: EvaluateOptions,
-): Promise<CollectionRun> {
+/** A collection fed into a table of the profile: the target strategies rank. */
+interface Fed {
+  target: Target;
+  indexSeconds: number;
+  close: () => void;
+}
+
+async function feedCollection(collection: BeirCollection, options: EvaluateOptions): Promise<Fed> {
   const schemas = new SchemaCatalog(path.join(options.repoRoot, 'configs/schemas'));
   const profiles = new ProfileCatalog(path.join(options.repoRoot, 'configs/profiles'), schemas);
   const profileName = options.profile ?? 'document_text_semantic';
@@ -90,6 +99,9 @@ export async function evaluateCollection(
   const schema = tenantSchemaName(profile.schema_name, tenant);
 
   const dir = options.workDir ?? mkdtempSync(path.join(tmpdir(), 'tessera-eval-'));
+  const close = () => {
+    if (!options.workDir) rmSync(dir, { recursive: true, force: true });
+  };
   try {
     await new LanceSearchBackend(lanceConnection(dir)).deploySchema(schema, template);
     const index = new LanceContentIndex(lanceConnection(dir));
@@ -120,12 +132,23 @@ export async function evaluateCollection(
     }
     await index.optimize(schema);
     const indexSeconds = (performance.now() - started) / 1000;
+    return { target: { index, schema, textFields: profile.text_fields }, indexSeconds, close };
+  } catch (error) {
+    close();
+    throw error;
+  }
+}
 
+export async function evaluateCollection(
+  collection: BeirCollection,
+  options: EvaluateOptions,
+): Promise<CollectionRun> {
+  const { target, indexSeconds, close } = await feedCollection(collection, options);
+  try {
     const queries = collection.queries.filter((q) => options.splits.includes(q.split));
-    const target = { index, schema, textFields: profile.text_fields };
     const figures: StrategyFigures[] = [];
     for (const strategy of options.strategies) {
-      // One untimed query first: the table's codes load on the first vector query of a version.
+      // One untimed query first: the table's snapshot is read by its first query.
       const [warm] = await options.encoder.encode([queries[0]?.text ?? ''], 'query');
       await rank(target, strategy, { text: queries[0]?.text ?? '', vectors: warm! }, DEPTH);
       const perQuery = [];
@@ -173,7 +196,60 @@ export async function evaluateCollection(
       figures,
     };
   } finally {
-    if (!options.workDir) rmSync(dir, { recursive: true, force: true });
+    close();
+  }
+}
+
+/** Second-phase weights tried by `tuneCollection`. */
+export const WEIGHTS = Array.from({ length: 21 }, (_, i) => i / 20);
+
+/**
+ * nDCG@10 on the collection's dev queries of every two-phase strategy for each second-phase weight of
+ * `WEIGHTS` (the phases scored once a query, then fused at each weight), and of every strategy at its
+ * shipped weight. Test queries are never read.
+ */
+export async function tuneCollection(
+  collection: BeirCollection,
+  options: EvaluateOptions,
+): Promise<{ byWeight: Map<RankingStrategy, number[]>; shipped: Map<RankingStrategy, number> }> {
+  const { target, close } = await feedCollection(collection, options);
+  try {
+    const queries = collection.queries.filter((q) => q.split === 'dev');
+    const byWeight = new Map<RankingStrategy, number[]>();
+    const shipped = new Map<RankingStrategy, number>();
+    for (const strategy of options.strategies) {
+      const sums = WEIGHTS.map(() => 0);
+      let shippedSum = 0;
+      for (const query of queries) {
+        const [vectors] = await options.encoder.encode([query.text], 'query');
+        const q = { text: query.text, vectors: vectors! };
+        shippedSum += ndcg(
+          (await rank(target, strategy, q, DEPTH)).map((s) => s.id),
+          query.relevance,
+          10,
+        );
+        if (!phasesOf(strategy)[1]) continue;
+        const { first, second } = await phaseScores(target, strategy, q, DEPTH);
+        const window = first.slice(0, RERANK_DEPTH);
+        WEIGHTS.forEach((weight, i) => {
+          const fused = [...fuse(phasesOf(strategy), window, second, weight), ...first.slice(RERANK_DEPTH)];
+          sums[i]! += ndcg(
+            fused.map((s) => s.id),
+            query.relevance,
+            10,
+          );
+        });
+      }
+      shipped.set(strategy, shippedSum / queries.length);
+      if (phasesOf(strategy)[1])
+        byWeight.set(
+          strategy,
+          sums.map((sum) => sum / queries.length),
+        );
+    }
+    return { byWeight, shipped };
+  } finally {
+    close();
   }
 }
 

@@ -4,6 +4,7 @@ import type { MultiVectorEncoder } from '@tessera/encoders';
 import type { DocumentRow, Profile } from '@tessera/search';
 import { ensureTenantSchema, type GuardedTenant, guardTenant, type TenantRef } from '@tessera/tenancy';
 import type { ContentDeps } from './deps';
+import { requireEncoder } from './encoders';
 
 export interface DocumentInput {
   /** Stable id; re-feeding the same id replaces the document. Default `<source_doc_id>:<position>`. */
@@ -103,6 +104,7 @@ export async function indexDocuments(
   const { profile, schema, template } = await target(deps, request.tenant, request.profile);
   await deps.index.ensureIndexes(schema, template);
   const encoder = deps.encoderFor(profile);
+  await requireEncoder(deps, schema, profile, encoder, 'write');
   const generation = Date.now();
 
   const encodeBatch = (start: number) =>
@@ -176,6 +178,7 @@ export async function indexSources(
     schema = groupSchema;
     await deps.index.ensureIndexes(schema, template);
     const encoder = deps.encoderFor(profile);
+    await requireEncoder(deps, schema, profile, encoder, 'write');
     const generation = Date.now();
     const entries = sources.flatMap((source) =>
       source.documents.map((doc, position) => ({ source: source.sourceDocId, doc, position })),

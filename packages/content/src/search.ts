@@ -4,6 +4,7 @@ import { BadRequestError, tenantSchemaName } from '@tessera/core';
 import { type Profile, type RankingStrategy, rank, reciprocalRankFusion, type Scored } from '@tessera/search';
 import { requireTenant } from '@tessera/tenancy';
 import type { ContentDeps } from './deps';
+import { requireEncoder } from './encoders';
 import { resolveProfile } from './indexing';
 
 export type SearchRequest = Search.SearchRequest;
@@ -53,8 +54,11 @@ export async function searchContent(
 
   const rankings = await Promise.all(
     profiles.map(async (profile, i) => {
-      const [vectors] = await deps.encoderFor(profile).encode([request.query], 'query');
+      const encoder = deps.encoderFor(profile);
       const schema = tenantSchemaName(profile.schema_name, tenant);
+      // Vectors of another encoder than the table's are never compared; BM25 alone reads none.
+      if (strategies[i] !== 'bm25_only') await requireEncoder(deps, schema, profile, encoder, 'search');
+      const [vectors] = await encoder.encode([request.query], 'query');
       const ranked = await rank(
         { index: deps.index, schema, textFields: profile.text_fields },
         strategies[i]!,

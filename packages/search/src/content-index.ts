@@ -47,6 +47,15 @@ export interface ContentIndex {
   maintain(name: string): Promise<boolean>;
   /** Documents of the table (0 when it is not deployed), or of one source. */
   count(name: string, where?: { sourceDocId?: string }): Promise<number>;
+  /**
+   * The fingerprint of the encoder whose vectors the table holds (`MultiVectorEncoder.fingerprint`), as
+   * recorded with the table; undefined when none is recorded (an empty table, or one made before records).
+   */
+  encoderOf(name: string): Promise<string | undefined>;
+  /** Records the encoder of the table's vectors. */
+  recordEncoder(name: string, fingerprint: string): Promise<void>;
+  /** Up to `limit` rows of the table, with the requested columns. */
+  sample(name: string, limit: number, columns: string[]): Promise<Record<string, unknown>[]>;
   /** Rows by id, with the requested columns. */
   fetch(name: string, ids: readonly string[], columns: string[]): Promise<Record<string, unknown>[]>;
 

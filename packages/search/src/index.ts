@@ -24,9 +24,18 @@ export {
   floatMaxSim,
   packSignBits,
   popcount32,
+  queryTokenWeights,
   unpackedBitTables,
 } from './scoring';
 export type { Segment, TableSnapshot } from './snapshot';
-export type { StrategyQuery, Target } from './strategies';
-export { RankingStrategy, RERANK_DEPTH, rank } from './strategies';
+export type { Phase, StrategyQuery, Target } from './strategies';
+export {
+  fuse,
+  phaseScores,
+  phasesOf,
+  RankingStrategy,
+  RERANK_DEPTH,
+  rank,
+  SECOND_PHASE_WEIGHT,
+} from './strategies';
 export { definitionHash, FieldTemplate, SchemaCatalog, SchemaTemplate } from './templates';

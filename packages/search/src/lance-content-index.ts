@@ -65,6 +65,18 @@ export class LanceContentIndex implements ContentIndex {
     return this.writer.count(name, where);
   }
 
+  encoderOf(name: string): Promise<string | undefined> {
+    return this.writer.encoderOf(name);
+  }
+
+  recordEncoder(name: string, fingerprint: string): Promise<void> {
+    return this.writer.recordEncoder(name, fingerprint);
+  }
+
+  sample(name: string, limit: number, columns: string[]): Promise<Record<string, unknown>[]> {
+    return this.writer.sample(name, limit, columns);
+  }
+
   fetch(name: string, ids: readonly string[], columns: string[]): Promise<Record<string, unknown>[]> {
     return this.writer.fetch(name, ids, columns);
   }

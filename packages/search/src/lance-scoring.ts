@@ -17,6 +17,7 @@ import {
   codeWords,
   floatBinaryMaxSim,
   floatMaxSim,
+  queryTokenWeights,
   TOKEN_DIM,
   unpackedBitTables,
 } from './scoring';
@@ -152,11 +153,19 @@ export class LanceScoring {
     const snapshot = await this.snapshot(name);
     if (!snapshot) return [];
     const q = codeWords(query.binary);
+    const weights = queryTokenWeights(query.vectors, query.tokens);
     const scored: Scored[] = [];
     for (const segment of snapshot.segments) {
       const { offsets, words } = segment.codes;
       const ranked = best(segment.codes, this.documentsFor(snapshot, segment, query, ids), limit, (doc) =>
-        binaryMaxSim(q, query.tokens, words, offsets[doc]! * CODE_WORDS, offsets[doc + 1]! - offsets[doc]!),
+        binaryMaxSim(
+          q,
+          query.tokens,
+          words,
+          offsets[doc]! * CODE_WORDS,
+          offsets[doc + 1]! - offsets[doc]!,
+          weights,
+        ),
       );
       scored.push(...scoredOf(segment.codes, ranked));
     }

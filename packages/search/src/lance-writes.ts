@@ -11,6 +11,10 @@ import { lanceMaintenance } from './lance-maintenance';
 import { type DocumentRow, documentTable } from './rows';
 import type { SchemaTemplate } from './templates';
 
+/** The column whose field metadata records the encoder of a table's vectors, and the key. */
+const EMBEDDING = 'embedding';
+const ENCODER_KEY = 'tessera:encoder';
+
 export const idList = (ids: readonly string[]) => ids.map(sqlString).join(', ');
 
 export class LanceContentWriter {
@@ -148,6 +152,27 @@ export class LanceContentWriter {
   /** Compacts the table, brings its indexes up to date and removes old versions, now. */
   async optimize(name: string): Promise<void> {
     await lanceMaintenance(this.db).run(name, true);
+  }
+
+  async encoderOf(name: string): Promise<string | undefined> {
+    const table = await this.db.openTable(name);
+    if (!table) return undefined;
+    const field = (await table.schema()).fields.find((f) => f.name === EMBEDDING);
+    return field?.metadata.get(ENCODER_KEY) ?? undefined;
+  }
+
+  /** On the `embedding` field's metadata, so it goes wherever the vectors go and a new table starts without. */
+  async recordEncoder(name: string, fingerprint: string): Promise<void> {
+    const table = await this.requireTable(name);
+    await this.writes.run(name, () =>
+      table.updateFieldMetadata([{ path: EMBEDDING, metadata: { [ENCODER_KEY]: fingerprint } }]),
+    );
+  }
+
+  async sample(name: string, limit: number, columns: string[]): Promise<Record<string, unknown>[]> {
+    const table = await this.db.openTable(name);
+    if (!table) return [];
+    return table.query().select(columns).limit(limit).toArray();
   }
 
   async count(name: string, where?: { sourceDocId?: string }): Promise<number> {

@@ -15,7 +15,8 @@ export function popcount32(x: number): number {
 
 /**
  * Binary MaxSim of one document: for each query token the smallest hamming distance to any document token,
- * as `1 - 2h/128`, averaged over query tokens. `doc` holds the document's codes from word `start` on.
+ * as `1 - 2h/128`, averaged over query tokens (weighted by `weights` when given: see `queryTokenWeights`).
+ * `doc` holds the document's codes from word `start` on.
  */
 export function binaryMaxSim(
   query: Uint32Array,
@@ -23,8 +24,10 @@ export function binaryMaxSim(
   doc: Uint32Array,
   start: number,
   docTokens: number,
+  weights?: Float64Array,
 ): number {
   if (queryTokens === 0 || docTokens === 0) return 0;
+  if (weights) return weightedBinaryMaxSim(query, queryTokens, doc, start, docTokens, weights);
   let sum = 0;
   for (let q = 0; q < queryTokens; q++) {
     const q0 = query[q * 4]!;
@@ -43,6 +46,53 @@ export function binaryMaxSim(
     sum += 1 - (2 * best) / 128;
   }
   return sum / queryTokens;
+}
+
+function weightedBinaryMaxSim(
+  query: Uint32Array,
+  queryTokens: number,
+  doc: Uint32Array,
+  start: number,
+  docTokens: number,
+  weights: Float64Array,
+): number {
+  let sum = 0;
+  let total = 0;
+  for (let q = 0; q < queryTokens; q++) {
+    const q0 = query[q * 4]!;
+    const q1 = query[q * 4 + 1]!;
+    const q2 = query[q * 4 + 2]!;
+    const q3 = query[q * 4 + 3]!;
+    let best = 129;
+    for (let t = 0, o = start; t < docTokens; t++, o += 4) {
+      const h =
+        popcount32(q0 ^ doc[o]!) +
+        popcount32(q1 ^ doc[o + 1]!) +
+        popcount32(q2 ^ doc[o + 2]!) +
+        popcount32(q3 ^ doc[o + 3]!);
+      if (h < best) best = h;
+    }
+    sum += weights[q]! * (1 - (2 * best) / 128);
+    total += weights[q]!;
+  }
+  return total > 0 ? sum / total : 0;
+}
+
+/**
+ * The weight of each query token in binary MaxSim: the length of its float row. Encoders that weigh query
+ * tokens (the embedded one scales a common word's row down) keep that weight, which the sign bits lose;
+ * undefined when every row has the same length (unit rows: a plain mean).
+ */
+export function queryTokenWeights(vectors: Float32Array, tokens: number): Float64Array | undefined {
+  const weights = new Float64Array(tokens);
+  let differ = false;
+  for (let q = 0; q < tokens; q++) {
+    let norm = 0;
+    for (let i = q * TOKEN_DIM; i < (q + 1) * TOKEN_DIM; i++) norm += vectors[i]! * vectors[i]!;
+    weights[q] = Math.sqrt(norm);
+    if (Math.abs(weights[q]! - weights[0]!) > 1e-6) differ = true;
+  }
+  return differ ? weights : undefined;
 }
 
 /**

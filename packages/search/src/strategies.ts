@@ -10,7 +10,7 @@ export const RERANK_DEPTH = 100;
 export const RankingStrategy = Search.RankingStrategy;
 export type RankingStrategy = Search.RankingStrategy;
 
-type Phase = 'text' | 'float' | 'binary' | 'float_binary';
+export type Phase = 'text' | 'float' | 'binary' | 'float_binary';
 
 const phases: Record<RankingStrategy, [Phase, Phase?]> = {
   bm25_only: ['text'],
@@ -57,16 +57,82 @@ function runPhase(
   }
 }
 
-/** Ranks the target's documents for the query; at most `topK` results, best first. */
-export async function rank(
+/** The two phases of a strategy that has a second one. */
+export const phasesOf = (strategy: RankingStrategy) => phases[strategy];
+
+/**
+ * The weight λ of the second phase in the score that orders the first phase's top `RERANK_DEPTH`:
+ * `λ·norm(second) + (1 − λ)·norm(first)`. Tuned on the development queries of the evaluation collections
+ * (`npm run eval -- --tune`), never on their test queries; README "Hybrid scores" has the figures.
+ */
+export const SECOND_PHASE_WEIGHT: Record<RankingStrategy, number> = {
+  bm25_only: 1,
+  float_float: 1,
+  binary_binary: 1,
+  float_binary: 1,
+  phased: 0.9,
+  hybrid_float_bm25: 0.9,
+  hybrid_binary_bm25: 0.9,
+  hybrid_bm25_float: 0.2,
+  hybrid_bm25_binary: 0.2,
+};
+
+/**
+ * A phase's scores of the window's documents mapped to [0, 1]: BM25 divided by the window's best (a
+ * document without the query's words scores 0), MaxSim scores min-max over the window (a document the
+ * phase did not score gets 0).
+ */
+function normalized(
+  phase: Phase,
+  window: readonly Scored[],
+  scores: ReadonlyMap<string, number>,
+): Map<string, number> {
+  const values = window.flatMap((s) => (scores.has(s.id) ? [scores.get(s.id)!] : []));
+  const out = new Map<string, number>();
+  if (values.length === 0) return out;
+  const max = Math.max(...values);
+  const min = phase === 'text' ? 0 : Math.min(...values);
+  for (const s of window) {
+    const value = scores.get(s.id);
+    out.set(
+      s.id,
+      value === undefined || max === min ? (value === undefined ? 0 : 1) : (value - min) / (max - min),
+    );
+  }
+  return out;
+}
+
+/**
+ * The window (the first phase's top documents, best first) ordered by the fused score
+ * `weight·norm(second) + (1 − weight)·norm(first)`, ties in first-phase order.
+ */
+export function fuse(
+  phasesOfStrategy: readonly [Phase, Phase?],
+  window: readonly Scored[],
+  second: readonly Scored[],
+  weight: number,
+): Scored[] {
+  const [firstPhase, secondPhase] = phasesOfStrategy;
+  const first = normalized(firstPhase, window, new Map(window.map((s) => [s.id, s.score])));
+  const rescored = normalized(secondPhase!, window, new Map(second.map((s) => [s.id, s.score])));
+  const order = new Map(window.map((s, i) => [s.id, i]));
+  return window
+    .map((s) => ({ id: s.id, score: weight * (rescored.get(s.id) ?? 0) + (1 - weight) * first.get(s.id)! }))
+    .sort((a, b) => b.score - a.score || order.get(a.id)! - order.get(b.id)!);
+}
+
+/**
+ * The phase scores of a two-phase strategy: the first phase's ranking (at least `RERANK_DEPTH` deep)
+ * and the second phase's scores of its top `RERANK_DEPTH`.
+ */
+export async function phaseScores(
   target: Target,
   strategy: RankingStrategy,
   query: StrategyQuery,
-  topK: number,
-): Promise<Scored[]> {
+  depth: number,
+): Promise<{ first: Scored[]; second: Scored[] }> {
   const [first, second] = phases[strategy];
-  if (!second) return runPhase(target, first, query, topK);
-  const depth = Math.max(topK, RERANK_DEPTH);
+  if (!second) return { first: await runPhase(target, first, query, depth), second: [] };
   let firstPhase: Scored[];
   let secondPhase: Promise<Scored[]> | undefined;
   if (first === 'float') {
@@ -87,15 +153,28 @@ export async function rank(
     window.length,
     window.map((s) => s.id),
   );
-  const rescored = new Map((await secondPhase).map((s) => [s.id, s.score]));
-  // Documents the second phase does not score (no text match) rank after those it does, in first-phase order.
-  const order = new Map(window.map((s, i) => [s.id, i]));
-  const reranked = window
-    .map((s) => ({ id: s.id, score: rescored.get(s.id) ?? 0, matched: rescored.has(s.id) }))
-    .sort(
-      (a, b) =>
-        Number(b.matched) - Number(a.matched) || b.score - a.score || order.get(a.id)! - order.get(b.id)!,
-    )
-    .map(({ id, score }) => ({ id, score }));
-  return [...reranked, ...firstPhase.slice(RERANK_DEPTH)].slice(0, topK);
+  return { first: firstPhase, second: await secondPhase };
+}
+
+/**
+ * Ranks the target's documents for the query; at most `topK` results, best first. A second phase orders
+ * the first phase's top `RERANK_DEPTH` by both phases' normalized scores (`fuse`), which then precede the
+ * rest of the first-phase order.
+ */
+export async function rank(
+  target: Target,
+  strategy: RankingStrategy,
+  query: StrategyQuery,
+  topK: number,
+  secondWeight = SECOND_PHASE_WEIGHT[strategy],
+): Promise<Scored[]> {
+  const [first, second] = phases[strategy];
+  if (!second) return runPhase(target, first, query, topK);
+  const depth = Math.max(topK, RERANK_DEPTH);
+  const scores = await phaseScores(target, strategy, query, depth);
+  const window = scores.first.slice(0, RERANK_DEPTH);
+  return [
+    ...fuse(phases[strategy], window, scores.second, secondWeight),
+    ...scores.first.slice(RERANK_DEPTH),
+  ].slice(0, topK);
 }

@@ -7,9 +7,12 @@ import {
   LanceSearchBackend,
   lanceConnection,
   packSignBits,
+  phaseScores,
+  phasesOf,
   type RankingStrategy,
   rank,
   SchemaCatalog,
+  SECOND_PHASE_WEIGHT,
 } from '../src/index';
 
 /**
@@ -117,21 +120,50 @@ describe('ranking strategies', () => {
     expect(new Set(orders).size).toBe(orders.length);
   });
 
+  // The hand-computed orders are the second phase's own (weight 1); the shipped weights are tested below.
   it.each(Object.entries(expected))('%s ranks the hand-computed top 3', async (strategy, order) => {
     const results = await rank(
       { index, schema, textFields: ['title', 'text'] },
       strategy as RankingStrategy,
       query(),
       3,
+      1,
     );
     expect(results.map((r) => r.id)).toEqual(order);
   });
+
+  it.each(['phased', 'hybrid_float_bm25', 'hybrid_binary_bm25', 'hybrid_bm25_float', 'hybrid_bm25_binary'])(
+    '%s orders the first phase’s top by both phases’ normalized scores at its shipped weight',
+    async (name) => {
+      const strategy = name as RankingStrategy;
+      const target = { index, schema, textFields: ['title', 'text'] };
+      const { first, second } = await phaseScores(target, strategy, query(), 100);
+      const weight = SECOND_PHASE_WEIGHT[strategy];
+      const [firstPhase, secondPhase] = phasesOf(strategy);
+      const norm = (phase: string, scores: Map<string, number>) => {
+        const values = first.slice(0, 100).flatMap((s) => (scores.has(s.id) ? [scores.get(s.id)!] : []));
+        const max = Math.max(...values);
+        const min = phase === 'text' ? 0 : Math.min(...values);
+        return (id: string) => (scores.has(id) ? (scores.get(id)! - min) / (max - min) : 0);
+      };
+      const f = norm(firstPhase, new Map(first.map((s) => [s.id, s.score])));
+      const g = norm(secondPhase!, new Map(second.map((s) => [s.id, s.score])));
+      const expectedOrder = first
+        .slice(0, 100)
+        .map((s, i) => ({ id: s.id, i, score: weight * g(s.id) + (1 - weight) * f(s.id) }))
+        .sort((a, b) => b.score - a.score || a.i - b.i)
+        .slice(0, 5);
+      const results = await rank(target, strategy, query(), 5);
+      expect(results.map((r) => r.id)).toEqual(expectedOrder.map((e) => e.id));
+      results.forEach((r, i) => expect(r.score).toBeCloseTo(expectedOrder[i]!.score, 9));
+    },
+  );
 
   it.each(Object.entries(expected))(
     '%s ranks the same top 3 through band candidates',
     async (strategy, order) => {
       const target = { index: banded, schema, textFields: ['title', 'text'] };
-      const results = await rank(target, strategy as RankingStrategy, query(), 3);
+      const results = await rank(target, strategy as RankingStrategy, query(), 3, 1);
       expect(results.map((r) => r.id)).toEqual(order);
     },
   );

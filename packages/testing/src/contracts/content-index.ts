@@ -136,6 +136,20 @@ export function contentIndexContract(label: string, subject: () => ContentIndexS
       expect(await index.maintain(schema)).toBe(false);
     });
 
+    it('records the encoder of the table’s vectors, which a new table has none of, and samples rows', async () => {
+      const { index, schema } = await fresh();
+      expect(await index.encoderOf(schema)).toBeUndefined();
+      await index.upsert(schema, template, [row('a', 0), row('a', 1)]);
+      await index.recordEncoder(schema, 'embedded:test@1');
+      expect(await index.encoderOf(schema)).toBe('embedded:test@1');
+      // Writes after the record keep it.
+      await index.replaceSources(schema, template, ['a'], [row('a', 0)]);
+      expect(await index.encoderOf(schema)).toBe('embedded:test@1');
+      const sampled = await index.sample(schema, 5, ['document_id', 'text']);
+      expect(sampled.map((r) => r.document_id)).toEqual(['a:0']);
+      expect(await index.sample(unique('document_text_absent'), 5, ['document_id'])).toEqual([]);
+    });
+
     it('sets the named fields of stored documents, leaving their text and vectors', async () => {
       const { index, schema } = await fresh();
       await index.upsert(schema, template, [row('a', 0), row('a', 1)]);

@@ -14,6 +14,7 @@ import {
   floatMaxSim,
   type MigrationResult,
   type QueryVectors,
+  queryTokenWeights,
   type SchemaTemplate,
   type Scored,
   type SearchBackend,
@@ -23,6 +24,8 @@ import {
 
 export interface MemoryTable {
   template: SchemaTemplate;
+  /** The encoder recorded with the table's vectors. */
+  encoder?: string;
   rows: Map<string, Record<string, unknown>>;
   /** Counts commits, as a LanceDB table's version does. */
   version: number;
@@ -149,6 +152,24 @@ export class InMemoryContentIndex implements ContentIndex {
     return false;
   }
 
+  async encoderOf(name: string): Promise<string | undefined> {
+    return this.db.table(name)?.encoder;
+  }
+
+  async recordEncoder(name: string, fingerprint: string): Promise<void> {
+    const table = this.db.requireTable(name);
+    table.encoder = fingerprint;
+    table.version++;
+  }
+
+  async sample(name: string, limit: number, columns: string[]): Promise<Record<string, unknown>[]> {
+    const table = this.db.table(name);
+    if (!table) return [];
+    return [...table.rows.values()]
+      .slice(0, limit)
+      .map((row) => Object.fromEntries(columns.map((column) => [column, row[column] ?? null])));
+  }
+
   async count(name: string, where?: { sourceDocId?: string }): Promise<number> {
     const table = this.db.table(name);
     if (!table) return 0;
@@ -220,11 +241,12 @@ export class InMemoryContentIndex implements ContentIndex {
   ): Promise<Scored[]> {
     if (query.tokens === 0) return [];
     const q = codeWords(query.binary);
+    const weights = queryTokenWeights(query.vectors, query.tokens);
     return top(
       this.candidates(name, ids).map((row) => {
         const codes = row.embedding_binary as Matrix;
         const score = codes
-          ? binaryMaxSim(q, query.tokens, codeWords(codes.values as Uint8Array), 0, codes.tokens)
+          ? binaryMaxSim(q, query.tokens, codeWords(codes.values as Uint8Array), 0, codes.tokens, weights)
           : 0;
         return { id: String(row.document_id), score };
       }),
