@@ -32,6 +32,7 @@ while (!stopping) {
   await index.maintain(schema);
   uploads++;
   times.push(performance.now() - started);
+  console.log(`upload ${uploads} ${(performance.now() - started).toFixed(0)} ms`);
   await new Promise((resolve) =>
     setTimeout(resolve, Math.max(0, Number(interval) - (performance.now() - started))),
   );

@@ -10,7 +10,7 @@
  * one table at a time per process, never holding a writer or a reader: commits are optimistic, so a write
  * that lands while a compaction runs makes one of the two retry (the compaction, a few times, then later).
  */
-import type { Table } from '@lancedb/lancedb';
+import { Index, type Table } from '@lancedb/lancedb';
 import { log } from '@tessera/core';
 import type { LanceDatabase } from './connection';
 
@@ -23,6 +23,11 @@ export interface MaintenancePolicy {
   retainMs: number;
   /** Attempts of a compaction preempted by concurrent commits. */
   attempts: number;
+  /**
+   * Rows a scalar index (the B-trees) may leave out before it is rebuilt on its own, without a compaction
+   * (~50 ms for 100,000 rows): lookups by `source_doc_id` and the joins of upserts scan the rows left out.
+   */
+  scalarUnindexed: number;
 }
 
 export const defaultMaintenancePolicy: MaintenancePolicy = {
@@ -30,6 +35,7 @@ export const defaultMaintenancePolicy: MaintenancePolicy = {
   growthShare: 0.25,
   retainMs: 15 * 60_000,
   attempts: 4,
+  scalarUnindexed: 4096,
 };
 
 export interface MaintenanceOutcome {
@@ -41,6 +47,8 @@ export interface MaintenanceOutcome {
   fragmentsAfter?: number;
   versionsRemoved?: number;
   bytesRemoved?: number;
+  /** Scalar indexes rebuilt without a compaction. */
+  rebuilt?: string[];
   ms: number;
 }
 
@@ -87,7 +95,7 @@ export class LanceMaintenance {
     while (this.running) await this.running;
   }
 
-  /** What the background runs did, latest last (at most 100). */
+  /** What the background runs did, latest last (at most 1,000). */
   history(): readonly MaintenanceOutcome[] {
     return this.outcomes;
   }
@@ -101,7 +109,7 @@ export class LanceMaintenance {
       try {
         const outcome = await this.run(name);
         this.outcomes.push(outcome);
-        if (this.outcomes.length > 100) this.outcomes.shift();
+        if (this.outcomes.length > 1000) this.outcomes.shift();
       } catch (error) {
         log.warn('table maintenance failed; it is tried again after the next write', { table: name, error });
       }
@@ -116,8 +124,10 @@ export class LanceMaintenance {
     if (!table)
       return { table: name, reason: 'not deployed', optimized: false, fragmentsBefore: 0, ms: ms() };
     const { due, reason, fragments } = await maintenanceDue(table, this.policy);
-    if (!due && !force)
-      return { table: name, reason, optimized: false, fragmentsBefore: fragments, ms: ms() };
+    if (!due && !force) {
+      const rebuilt = await this.rebuildScalarIndexes(table);
+      return { table: name, reason, optimized: false, fragmentsBefore: fragments, rebuilt, ms: ms() };
+    }
     for (let attempt = 1; ; attempt++) {
       try {
         const stats = await table.optimize({ cleanupOlderThan: new Date(Date.now() - this.policy.retainMs) });
@@ -139,6 +149,25 @@ export class LanceMaintenance {
         table = (await this.db.openTable(name)) ?? table;
       }
     }
+  }
+
+  /** Rebuilds the B-trees that leave out more than `scalarUnindexed` rows; answers their columns. */
+  private async rebuildScalarIndexes(table: Table): Promise<string[]> {
+    const rebuilt: string[] = [];
+    for (const index of await table.listIndices()) {
+      if (index.indexType !== 'BTree' && index.indexType !== 'BTREE') continue;
+      const stats = await table.indexStats(index.name);
+      if (!stats || stats.numUnindexedRows <= this.policy.scalarUnindexed) continue;
+      const column = index.columns[0]!;
+      try {
+        await table.createIndex(column, { config: Index.btree(), replace: true });
+        rebuilt.push(column);
+      } catch (error) {
+        // A concurrent commit won: the next write tries again.
+        if (!/conflict|preempted|retry/i.test((error as Error).message)) throw error;
+      }
+    }
+    return rebuilt;
   }
 }
 

@@ -22,7 +22,7 @@ import {
   unpackedBitTables,
 } from './scoring';
 import { liveDocs, type Segment, Snapshots, type TableSnapshot } from './snapshot';
-import { Analyzer, queryWeights, scoreField } from './text-index';
+import { Analyzer, queryWeights, TextScratch } from './text-index';
 
 export interface ScoringOptions {
   /** Tables with at most this many documents are scored exhaustively; larger ones through band candidates. */
@@ -98,22 +98,18 @@ export class LanceScoring {
     for (const segment of snapshot.segments) {
       const only = ids ? positionsOf(segment, ids) : undefined;
       if (only?.length === 0) continue;
-      const size = segment.addresses.length;
-      const scores = new Float64Array(size);
-      const matched = new Uint8Array(size);
+      segment.textScratch ??= new TextScratch(segment.addresses.length);
+      const scratch = segment.textScratch;
       fields.forEach((field, f) => {
-        scoreField(
+        scratch.scoreField(
           segment.text.get(field)!,
           snapshot.stats.get(field)!,
           weights[f]!,
           segment.live,
-          scores,
-          matched,
           only,
         );
       });
-      for (let doc = 0; doc < size; doc++)
-        if (matched[doc]) scored.push({ id: segment.codes.ids[doc]!, score: scores[doc]! });
+      scratch.drain((doc, score) => scored.push({ id: segment.codes.ids[doc]!, score }));
     }
     return top(scored, ids ? ids.length : limit);
   }

@@ -14,7 +14,15 @@ import type { Table } from '@lancedb/lancedb';
 import type { RecordBatch } from 'apache-arrow';
 import type { BandIndex } from './candidates';
 import { type CodeCache, codesOf, mergeCodes } from './code-cache';
-import { type Analyzer, buildField, type FieldPostings, FieldStats, mergeFields, Vocabulary } from './text-index';
+import {
+  type Analyzer,
+  buildField,
+  type FieldPostings,
+  FieldStats,
+  mergeFields,
+  type TextScratch,
+  Vocabulary,
+} from './text-index';
 
 export interface Segment {
   /** Numbers the segments of a snapshot. */
@@ -32,6 +40,8 @@ export interface Segment {
   /** Built on first use: document number by id (live ones), the band index. */
   positions?: Map<string, number>;
   bands?: BandIndex;
+  /** The arrays text queries of this segment score into. */
+  textScratch?: TextScratch;
 }
 
 export class TableSnapshot {

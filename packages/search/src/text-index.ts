@@ -243,51 +243,85 @@ export function queryWeights(
 const termScore = (idf: number, tf: number, length: number, average: number) =>
   (idf * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * length) / average));
 
-/**
- * Adds the field's BM25 scores of the segment's live documents into `scores` (by document, best over fields
- * so far in `best`), marking those scored in `matched`. With `only`, just those documents.
- */
-export function scoreField(
-  field: FieldPostings,
-  stats: FieldStats,
-  weights: readonly Weighted[],
-  live: Uint8Array,
-  best: Float64Array,
-  matched: Uint8Array,
-  only?: Int32Array,
-): void {
-  if (weights.length === 0 || stats.documents === 0) return;
-  const average = stats.terms / stats.documents || 1;
-  const scores = new Map<number, number>();
-  if (only) {
-    for (const doc of only) {
-      if (!live[doc] || !field.present[doc]) continue;
-      let sum = 0;
+/** Per-segment arrays one text query fills and leaves cleared: scores without allocating per query. */
+export class TextScratch {
+  readonly best: Float64Array;
+  readonly field: Float64Array;
+  readonly matched: Uint8Array;
+  readonly touched: Int32Array;
+  /** Documents in `touched` (matched by some field so far). */
+  count = 0;
+  private readonly fieldTouched: Int32Array;
+
+  constructor(size: number) {
+    this.best = new Float64Array(size);
+    this.field = new Float64Array(size);
+    this.matched = new Uint8Array(size);
+    this.touched = new Int32Array(size);
+    this.fieldTouched = new Int32Array(size);
+  }
+
+  /**
+   * Adds a field's BM25 scores of the live documents (or of `only`): a document keeps its best field.
+   */
+  scoreField(
+    field: FieldPostings,
+    stats: FieldStats,
+    weights: readonly Weighted[],
+    live: Uint8Array,
+    only?: Int32Array,
+  ): void {
+    if (weights.length === 0 || stats.documents === 0) return;
+    const average = stats.terms / stats.documents || 1;
+    const scores = this.field;
+    const touched = this.fieldTouched;
+    let count = 0;
+    if (only) {
+      for (const doc of only) {
+        if (!live[doc] || !field.present[doc]) continue;
+        let sum = 0;
+        for (const { id, idf } of weights) {
+          for (let i = field.docStart[doc]!; i < field.docStart[doc + 1]!; i++) {
+            if (field.docTerms[i] !== id) continue;
+            sum += termScore(idf, field.docCounts[i]!, field.lengths[doc]!, average);
+            break;
+          }
+        }
+        if (sum > 0 && scores[doc] === 0) touched[count++] = doc;
+        scores[doc] = scores[doc]! + sum;
+      }
+    } else {
       for (const { id, idf } of weights) {
-        for (let i = field.docStart[doc]!; i < field.docStart[doc + 1]!; i++) {
-          if (field.docTerms[i] !== id) continue;
-          sum += termScore(idf, field.docCounts[i]!, field.lengths[doc]!, average);
-          break;
+        const slot = field.slots.get(id);
+        if (slot === undefined) continue;
+        for (let i = field.postStart[slot]!; i < field.postStart[slot + 1]!; i++) {
+          const doc = field.postDocs[i]!;
+          if (!live[doc]) continue;
+          if (scores[doc] === 0) touched[count++] = doc;
+          scores[doc] = scores[doc]! + termScore(idf, field.postCounts[i]!, field.lengths[doc]!, average);
         }
       }
-      if (sum > 0) scores.set(doc, sum);
     }
-  } else {
-    for (const { id, idf } of weights) {
-      const slot = field.slots.get(id);
-      if (slot === undefined) continue;
-      for (let i = field.postStart[slot]!; i < field.postStart[slot + 1]!; i++) {
-        const doc = field.postDocs[i]!;
-        if (!live[doc]) continue;
-        scores.set(
-          doc,
-          (scores.get(doc) ?? 0) + termScore(idf, field.postCounts[i]!, field.lengths[doc]!, average),
-        );
-      }
+    for (let k = 0; k < count; k++) {
+      const doc = touched[k]!;
+      const score = scores[doc]!;
+      scores[doc] = 0;
+      if (!this.matched[doc]) {
+        this.matched[doc] = 1;
+        this.best[doc] = score;
+        this.touched[this.count++] = doc;
+      } else if (score > this.best[doc]!) this.best[doc] = score;
     }
   }
-  for (const [doc, score] of scores) {
-    if (!matched[doc] || score > best[doc]!) best[doc] = score;
-    matched[doc] = 1;
+
+  /** The documents matched and their scores; clears the arrays for the next query. */
+  drain(visit: (doc: number, score: number) => void): void {
+    for (let k = 0; k < this.count; k++) {
+      const doc = this.touched[k]!;
+      visit(doc, this.best[doc]!);
+      this.best[doc] = 0;
+      this.matched[doc] = 0;
+    }
+    this.count = 0;
   }
 }
