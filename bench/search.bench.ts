@@ -250,6 +250,11 @@ export async function searchBench(): Promise<void> {
     } finally {
       if (writer) console.log(`concurrent writer: ${await writer.stop()}`);
     }
+    const refreshes = index.refreshes.filter((r) => !r.whole).map((r) => r.ms);
+    if (refreshes.length > 0)
+      console.log(
+        `snapshot refreshes for new versions while measuring: ${refreshes.length}, p50 ${percentile(refreshes, 50).toFixed(0)} ms, p95 ${percentile(refreshes, 95).toFixed(0)} ms, max ${Math.max(...refreshes).toFixed(0)} ms`,
+      );
     const snapshot = await index.snapshot(SCHEMA);
     console.log(
       `snapshot at the end: ${snapshot!.liveCount} live documents in ${snapshot!.segments.length} segments (${snapshot!.segments.map((s) => s.liveCount).join(', ')})`,

@@ -93,6 +93,11 @@ export class LanceContentIndex implements ContentIndex {
     return this.scoring.floatBinaryMaxSim(name, query, limit, ids);
   }
 
+  /** How long the latest snapshot refreshes took (diagnostics for benchmarks). */
+  get refreshes(): readonly { ms: number; whole: boolean; fresh: number }[] {
+    return this.scoring.refreshes;
+  }
+
   /** The in-memory snapshot the scoring phases read (see snapshot.ts), brought up to the latest version. */
   snapshot(name: string, textFields?: readonly string[]): Promise<TableSnapshot | undefined> {
     return this.scoring.snapshot(name, textFields);

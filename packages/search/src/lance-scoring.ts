@@ -66,6 +66,11 @@ export class LanceScoring {
     return this.db.openTable(name);
   }
 
+  /** How long the latest snapshot refreshes took (diagnostics for benchmarks). */
+  get refreshes(): readonly { ms: number; whole: boolean; fresh: number }[] {
+    return this.snapshots.refreshes;
+  }
+
   /** The snapshot of the table's latest version (read on first use, then kept in step). */
   async snapshot(name: string, textFields: readonly string[] = []): Promise<TableSnapshot | undefined> {
     const table = await this.table(name);

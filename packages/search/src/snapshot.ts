@@ -149,6 +149,8 @@ const TAKE = 4096;
 export class Snapshots {
   private readonly tables = new Map<string, TableSnapshot>();
   private readonly refreshing = new Map<string, Promise<TableSnapshot>>();
+  /** Milliseconds of the latest refreshes (at most 1,000), whole reads marked `whole`. */
+  readonly refreshes: { ms: number; whole: boolean; fresh: number }[] = [];
 
   /**
    * `identify` names a table's incarnation: a table dropped and created again under its name counts its
@@ -193,9 +195,13 @@ export class Snapshots {
         await running.catch(() => undefined);
         continue;
       }
-      const refresh = this.refresh(name, table, version, textFields).finally(() =>
-        this.refreshing.delete(name),
-      );
+      const started = performance.now();
+      const kind = { whole: false, fresh: 0 };
+      const refresh = this.refresh(name, table, version, textFields, kind).finally(() => {
+        this.refreshing.delete(name);
+        this.refreshes.push({ ms: performance.now() - started, ...kind });
+        if (this.refreshes.length > 1000) this.refreshes.shift();
+      });
       this.refreshing.set(name, refresh);
       return refresh;
     }
@@ -206,6 +212,7 @@ export class Snapshots {
     table: Table,
     version: number,
     textFields: readonly string[],
+    kind: { whole: boolean; fresh: number },
   ): Promise<TableSnapshot> {
     const identity = this.identify(table);
     const same = this.tables.get(name);
@@ -222,7 +229,9 @@ export class Snapshots {
       }
     }
     // A new table, other text fields, or mostly new rows (a compaction moves them all): read it whole.
+    kind.fresh = fresh.length;
     if (!reusable || fresh.length > Math.max(1024, live.length / 2)) {
+      kind.whole = true;
       const snapshot = new TableSnapshot(fields);
       const batches = (
         await table

@@ -155,7 +155,7 @@ describe('ranking strategies', () => {
         .slice(0, 5);
       const results = await rank(target, strategy, query(), 5);
       expect(results.map((r) => r.id)).toEqual(expectedOrder.map((e) => e.id));
-      results.forEach((r, i) => expect(r.score).toBeCloseTo(expectedOrder[i]!.score, 9));
+      for (const [i, r] of results.entries()) expect(r.score).toBeCloseTo(expectedOrder[i]!.score, 9);
     },
   );
 
