@@ -12,6 +12,29 @@ export type JobState = z.infer<typeof JobState>;
 export const FileStatus = z.enum(['indexed', 'skipped', 'failed']);
 export type FileStatus = z.infer<typeof FileStatus>;
 
+/** Why a media stage did not run (clarifications, "Media"): `{transcription: '<reason>', captioning: '<reason>'}`. */
+export const SkippedStages = z
+  .object({ transcription: z.string().optional(), captioning: z.string().optional() })
+  .meta({ id: 'SkippedStages' });
+
+export const SpeechSpan = z.object({ start: z.number(), end: z.number() }).meta({ id: 'SpeechSpan' });
+
+/** What the media analysis of a file found and which models made it. */
+export const MediaSummary = z
+  .object({
+    kind: z.enum(['video', 'audio', 'image', 'pdf']),
+    duration: z.number().optional().meta({ description: 'Seconds (video, audio).' }),
+    width: z.number().int().optional(),
+    height: z.number().int().optional(),
+    keyframes: z.number().int().optional(),
+    transcript_segments: z.number().int().optional(),
+    ocr_pages: z.number().int().optional().meta({ description: 'Pages of a scanned PDF read by OCR.' }),
+    models: z
+      .record(z.string(), z.string())
+      .meta({ description: 'The model of each stage, named honestly.' }),
+  })
+  .meta({ id: 'MediaSummary' });
+
 export const FileResult = z
   .object({
     source_doc_id: z.string(),
@@ -27,6 +50,12 @@ export const FileResult = z
       .string()
       .optional()
       .meta({ description: 'Why the server-side graph pass produced nothing for this file.' }),
+    skipped: SkippedStages.optional().meta({ description: 'Media stages that did not run, and why.' }),
+    speech_spans: z
+      .array(SpeechSpan)
+      .optional()
+      .meta({ description: 'Where someone speaks (seconds), when no transcript was made; at most 1,000.' }),
+    media: MediaSummary.optional(),
   })
   .meta({ id: 'FileResult' });
 export type FileResult = z.infer<typeof FileResult>;
@@ -51,6 +80,11 @@ export const UploadResult = z
     error: z.string().optional(),
     error_type: z.string().optional(),
     reason: z.string().optional(),
+    skipped: SkippedStages.optional().meta({ description: "The file's skipped stages, for a one-file job." }),
+    speech_spans: z
+      .array(SpeechSpan)
+      .optional()
+      .meta({ description: "The file's speech spans, for a one-file job without a transcript." }),
   })
   .meta({ id: 'UploadResult' });
 export type UploadResult = z.infer<typeof UploadResult>;

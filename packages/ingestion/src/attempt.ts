@@ -14,6 +14,7 @@ import {
 } from '@tessera/events';
 import type { IngestionDeps } from './deps';
 import { ingestionEnv } from './env';
+import { HandOffError } from './errors';
 import { type JobRecord, TERMINAL_STATES } from './model';
 import { endJob } from './settle';
 import { enqueueJob } from './submit';
@@ -96,7 +97,12 @@ export async function runJob(deps: IngestionDeps, jobId: string, timeMs?: number
       return;
     }
     try {
-      const attempt = runWindows(deps, claimed, reporter);
+      const attempt = runWindows(
+        deps,
+        claimed,
+        reporter,
+        timeMs === undefined ? undefined : Date.now() + timeMs,
+      );
       await (timeMs === undefined
         ? attempt
         : withDeadline(
@@ -108,6 +114,10 @@ export async function runJob(deps: IngestionDeps, jobId: string, timeMs?: number
               ),
           ));
     } catch (error) {
+      if (error instanceof HandOffError && deps.mediaTasks) {
+        await handOff(deps.mediaTasks, jobId, reporter, error);
+        return;
+      }
       // The job goes back to the queue: its lease returns to the job (as while it was queued), so the
       // redelivery takes it up at once; the task stays open.
       await reporter.handBack(jobId, QUEUED_INGESTION_LEASE_MS).catch(() => undefined);
@@ -139,4 +149,21 @@ async function taskOf(deps: IngestionDeps, job: JobRecord): Promise<TaskRecord> 
     if (!(error instanceof ConflictError)) throw error;
     return (await deps.events.get(job.job_id)) ?? Promise.reject(error);
   }
+}
+
+/**
+ * Gives the job to the media worker: the task's lease goes back to the job (as while it was queued), the
+ * worker is started on it, and it takes the job up by that lease as any worker would; this message is done.
+ * Files already indexed are recorded by hash and reported there as indexed without running again.
+ */
+async function handOff(
+  launcher: NonNullable<IngestionDeps['mediaTasks']>,
+  jobId: string,
+  reporter: TaskReporter,
+  error: HandOffError,
+): Promise<void> {
+  await reporter.report({ type: 'status', state: 'working', phase: 'handed_off', message: error.reason });
+  await reporter.handBack(jobId, QUEUED_INGESTION_LEASE_MS);
+  const task = await launcher.launch(jobId);
+  log.info('ingestion job handed to the media worker', { job: jobId, task, reason: error.reason });
 }

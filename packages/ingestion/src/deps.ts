@@ -3,7 +3,8 @@ import type { ContentDeps } from '@tessera/content';
 import type { TaskEvents } from '@tessera/events';
 import type { ClaimExtractor, EntityExtractor } from '@tessera/extractors';
 import type { GraphDeps } from '@tessera/graph';
-import type { BlobStore, JobQueue, JobRepository } from './ports';
+import type { MediaTools } from './pipelines/media-tools';
+import type { BlobStore, JobQueue, JobRepository, MediaTaskLauncher } from './ports';
 
 export interface IngestionDeps {
   content: ContentDeps;
@@ -17,4 +18,8 @@ export interface IngestionDeps {
   entities: EntityExtractor;
   /** Claim extraction (an LLM); absent when no endpoint is configured, and then claims are skipped. */
   claims?: ClaimExtractor;
+  /** The media tools (ffmpeg, OCR, speech detection), loaded on first use; absent where media is not run. */
+  media?: () => Promise<MediaTools>;
+  /** Where jobs go that need the media worker; absent: they run here. */
+  mediaTasks?: MediaTaskLauncher;
 }

@@ -4,8 +4,15 @@
  * Fail-safe: any failure leaves the files indexed with no graph, and says why.
  */
 import { log } from '@tessera/core';
-import { type DocumentGraph, extractDocumentGraph } from '@tessera/extractors';
+import {
+  type CrossModalEdge,
+  type CrossModalMention,
+  type DocumentGraph,
+  extractDocumentGraph,
+  linkCrossModal,
+} from '@tessera/extractors';
 import { GraphWrite, MAX_ITEMS, upsertGraphs } from '@tessera/graph';
+import { normalizeNodeId } from '@tessera/graph/ids';
 import type { TenantRef } from '@tessera/tenancy';
 import type { IngestionDeps } from './deps';
 import { ingestionEnv } from './env';
@@ -61,7 +68,70 @@ const failedPass = (sourceDocId: string, error: unknown): GraphOutcome => {
   return { nodes: 0, edges: 0, note: `graph extraction failed: ${(error as Error).message}` };
 };
 
-/** A file's extracted graph as writes, and its documents' back-references. */
+/**
+ * Cross-modal linking of one media file once all its segments' entities are known (document 1, step 5): each
+ * node's mentions in transcript, caption and OCR segments, linked by `same_as` edges.
+ */
+export function crossModalEdges(
+  sourceDocId: string,
+  output: PipelineOutput,
+  graph: DocumentGraph,
+): CrossModalEdge[] {
+  const media = new Map(
+    output.segments
+      .filter((segment) => segment.source !== undefined && segment.source !== 'text')
+      .map((segment) => [segment.segment_id, segment]),
+  );
+  if (media.size === 0) return [];
+  const mentions: CrossModalMention[] = [];
+  for (const node of graph.nodes) {
+    const nodeId = normalizeNodeId(node.name);
+    for (const mention of node.mentions) {
+      const segment = media.get(mention.segment_id);
+      if (!segment || mention.source_doc_id !== sourceDocId) continue;
+      mentions.push({
+        node_id: nodeId,
+        name: node.name,
+        label: node.label,
+        modality: segment.modality,
+        source: segment.source!,
+        segment_id: segment.segment_id,
+        ts_start: mention.ts_start,
+        ts_end: mention.ts_end,
+        text: segment.text,
+      });
+    }
+  }
+  return linkCrossModal({ sourceDocId, mentions });
+}
+
+type References = Record<'entity_ids' | 'relation_ids' | 'claim_ids', string[]>;
+
+/** Each content document's back-references: the union of those of the segments it carries. */
+function documentReferences(
+  output: PipelineOutput,
+  bySegment: (segmentId: string) => References | undefined,
+): References[] {
+  const carried =
+    output.documentSegments ??
+    output.documents.map((_, position) => {
+      const segment = output.segments[position];
+      return segment ? [segment.segment_id] : [];
+    });
+  return carried.map((ids) => {
+    const union: References = { entity_ids: [], relation_ids: [], claim_ids: [] };
+    for (const id of ids) {
+      const found = bySegment(id);
+      if (!found) continue;
+      for (const key of ['entity_ids', 'relation_ids', 'claim_ids'] as const) {
+        for (const value of found[key]) if (!union[key].includes(value)) union[key].push(value);
+      }
+    }
+    return union;
+  });
+}
+
+/** A file's extracted graph (with its cross-modal `same_as` edges) as writes, and its documents' back-references. */
 export async function fileGraph(
   deps: IngestionDeps,
   sourceDocId: string,
@@ -71,21 +141,31 @@ export async function fileGraph(
   try {
     const graph = await extracted;
     if (!graph) return { outcome: { nodes: 0, edges: 0 } };
+    const linked = crossModalEdges(sourceDocId, output, graph);
+    const edges = [
+      ...graph.edges,
+      ...linked.map(({ edge_id: _, source_node_id: __, target_node_id: ___, ...edge }) => edge),
+    ];
     const writes: GraphWrite[] = [];
-    for (let start = 0; start < Math.max(graph.nodes.length, graph.edges.length); start += MAX_ITEMS) {
+    for (let start = 0; start < Math.max(graph.nodes.length, edges.length); start += MAX_ITEMS) {
       writes.push(
         GraphWrite.parse({
           source_doc_id: sourceDocId,
           nodes: graph.nodes.slice(start, start + MAX_ITEMS),
-          edges: graph.edges.slice(start, start + MAX_ITEMS),
+          edges: edges.slice(start, start + MAX_ITEMS),
         }),
       );
     }
-    const references = output.segments.map((segment) => {
-      const found = graph.segments[segment.segment_id];
+    const sameAs = new Map<string, string[]>();
+    for (const edge of linked)
+      sameAs.set(edge.segment_id, [...(sameAs.get(edge.segment_id) ?? []), edge.edge_id]);
+    const references = documentReferences(output, (segmentId) => {
+      const found = graph.segments[segmentId];
+      const linkedHere = sameAs.get(segmentId) ?? [];
+      if (!found && linkedHere.length === 0) return undefined;
       return {
         entity_ids: found?.entity_ids ?? [],
-        relation_ids: found?.relation_ids ?? [],
+        relation_ids: [...(found?.relation_ids ?? []), ...linkedHere],
         claim_ids: found?.claim_ids ?? [],
       };
     });
@@ -94,7 +174,7 @@ export async function fileGraph(
     );
     return {
       writes,
-      note: `claims ${graph.claims}; entities by ${deps.entities.name}`,
+      note: `claims ${graph.claims}; entities by ${deps.entities.name}${linked.length > 0 ? `; ${linked.length} cross-modal same_as edges` : ''}`,
       backReferences: anything ? references : undefined,
     };
   } catch (error) {

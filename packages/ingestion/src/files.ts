@@ -8,12 +8,14 @@ import { indexSources } from '@tessera/content';
 import { failpoint, faultpoint, HttpError, NotFoundError, stallpoint } from '@tessera/core';
 import { type GuardedTenant, incarnationOf, requireTenant } from '@tessera/tenancy';
 import type { IngestionDeps } from './deps';
-import { ContentError } from './errors';
+import { ingestionEnv } from './env';
+import { ContentError, PipelineError } from './errors';
 import { extractDocuments, fileGraph, storeGraphs } from './extraction';
 import type { FileResult, JobFile, JobRecord } from './model';
-import type { PipelineOutput } from './pipelines/types';
+import type { PipelineContext, PipelineOutput } from './pipelines/types';
 import type { SourceRecord } from './ports';
 import { extensionOf, pipelineFor } from './routing';
+import { withSpooledBlob } from './spool';
 
 /** A file read and run through its pipeline; `outcome` is set when nothing is left to do for it. */
 export interface Prepared {
@@ -24,13 +26,24 @@ export interface Prepared {
   outcome?: FileResult;
 }
 
-/** Runs a file's pipeline, unless its content was already ingested. */
+export interface PrepareOptions {
+  /** Epoch milliseconds by which the attempt must end (none: no limit). */
+  deadline?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs a file's pipeline, unless its content was already ingested. Text and code are read whole; media is
+ * spooled to a temporary file in ranged reads (removed afterwards). A file whose content is refused ends
+ * failed with its reason; a job that needs the media worker throws `HandOffError`.
+ */
 export async function prepareFile(
   deps: IngestionDeps,
   job: JobRecord,
   file: JobFile,
-  bytes: Uint8Array,
+  read: (file: JobFile) => Promise<Uint8Array>,
   previous: SourceRecord | undefined,
+  options: PrepareOptions = {},
 ): Promise<Prepared> {
   faultpoint(`ingestion.file:${file.name}`);
   await stallpoint(`ingestion.file:${file.name}`);
@@ -43,30 +56,59 @@ export async function prepareFile(
     graph_nodes: 0,
     graph_edges: 0,
   };
-  const hash = createHash('sha256').update(bytes).digest('hex');
-  if (previous?.content_hash === hash) {
-    // Indexed already: by this job before a crash (report it as indexed), or by an earlier one (skipped).
+  /** Indexed already: by this job before a crash or a hand-off (reported as indexed), or by an earlier one. */
+  const known = (hash: string): Prepared | undefined => {
+    if (previous?.content_hash !== hash) return undefined;
     const outcome: FileResult =
       previous.job_id === job.job_id
         ? { ...base, chunks_created: previous.chunks, documents_fed: previous.chunks }
         : { ...base, status: 'skipped' };
     return { file, base, hash, outcome };
-  }
+  };
   const profile = deps.content.profiles.get(file.profile)!;
+  const pipeline = pipelineFor(profile);
+  const context: PipelineContext = {
+    name: file.name,
+    extension: extensionOf(file.name),
+    profile,
+    media: deps.media,
+    // A job that can go to the media worker goes there rather than outlive its attempt.
+    handOffBefore: deps.mediaTasks ? (options.deadline ?? Number.POSITIVE_INFINITY) : undefined,
+    signal: options.signal,
+  };
+  let hash = '';
   try {
-    const output = await pipelineFor(profile).run({
-      bytes,
-      name: file.name,
-      extension: extensionOf(file.name),
-    });
-    return { file, base, hash, output };
+    if (pipeline.reads === 'bytes') {
+      const bytes = await read(file);
+      hash = createHash('sha256').update(bytes).digest('hex');
+      return known(hash) ?? { file, base, hash, output: await pipeline.run({ ...context, bytes }) };
+    }
+    return await withSpooledBlob(
+      deps.blobs,
+      file,
+      async (spooled) => {
+        hash = spooled.hash;
+        return (
+          known(hash) ?? {
+            file,
+            base,
+            hash,
+            output: await pipeline.run({ ...context, file: spooled.path, size: file.size }),
+          }
+        );
+      },
+      { dir: ingestionEnv.mediaSpoolDir, signal: options.signal },
+    );
   } catch (error) {
     if (error instanceof ContentError) {
+      // Document 3: a start-run reports a file whose processing failed and goes on with the others.
+      const errorType =
+        error instanceof PipelineError && job.origin === 'start' ? 'ContentProcessingError' : error.errorType;
       return {
         file,
         base,
         hash,
-        outcome: { ...base, status: 'failed', error: error.message, error_type: error.errorType },
+        outcome: { ...base, status: 'failed', error: error.message, error_type: errorType },
       };
     }
     throw error;
@@ -149,6 +191,7 @@ export async function finishFiles(
     const graph = graphOf.get(item)!;
     item.outcome = {
       ...item.base,
+      ...item.output!.report,
       chunks_created: item.output!.documents.length,
       documents_fed: item.output!.documents.length,
       graph_nodes: graph.nodes,

@@ -74,3 +74,13 @@ export interface JobRepository {
   /** Removes the tenant's job records, source records and run slots (it is deleted). */
   forgetTenant(tenantId: string): Promise<void>;
 }
+
+/**
+ * Runs a job in the media worker: a container with ffmpeg and the media models, without a function's time
+ * limit (an ECS task on Fargate in AWS). The worker takes the job up as any worker does, by its lease.
+ */
+export interface MediaTaskLauncher {
+  readonly name: string;
+  /** Starts the worker on the job; answers the task's id (its ARN). */
+  launch(jobId: string): Promise<string>;
+}

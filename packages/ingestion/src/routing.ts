@@ -55,3 +55,8 @@ export function profileFor(catalog: ProfileCatalog, name: string, requested?: st
 export function pipelineFor(profile: Profile): Pipeline {
   return pipelines[profile.type]!;
 }
+
+/** Whether a file is read from a spooled local file (media) rather than held in memory. */
+export function readsFile(profile: Profile): boolean {
+  return pipelineFor(profile).reads === 'file';
+}

@@ -6,13 +6,14 @@
 import type { Ingestion } from '@tessera/api';
 import { BadRequestError, log, PayloadTooLargeError, ValidationError } from '@tessera/core';
 import { QUEUED_INGESTION_LEASE_MS } from '@tessera/events';
+import { checkMediaType, SNIFF_BYTES } from '@tessera/media/sniff';
 import { streamingUrl } from '@tessera/platform';
 import { type GuardedTenant, incarnationOf, requireTenant } from '@tessera/tenancy';
 import type { IngestionDeps } from './deps';
 import { ingestionEnv } from './env';
 import { cleanName, incomingKey, newJobId, tenantPrefix, uploadKey } from './keys';
 import type { JobFile, JobRecord } from './model';
-import { profileFor } from './routing';
+import { extensionOf, profileFor, readsFile } from './routing';
 
 export interface UploadedFile {
   name: string;
@@ -154,6 +155,8 @@ export async function submitUpload(
     seen.add(name);
     checkSize(name, file.bytes.byteLength);
     const profile = profileFor(deps.content.profiles, name, request.profile);
+    // A media file whose first bytes are another type than its extension says is refused now (400).
+    if (readsFile(profile)) checkMediaType(name, extensionOf(name), file.bytes.subarray(0, SNIFF_BYTES));
     const entry = { name, key, offset, size: file.bytes.byteLength, profile: profile.profile_name };
     offset += file.bytes.byteLength;
     return entry;

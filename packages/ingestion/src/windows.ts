@@ -6,9 +6,12 @@
 import { mapBounded } from '@tessera/core';
 import type { TaskReporter } from '@tessera/events';
 import type { IngestionDeps } from './deps';
+import { ingestionEnv } from './env';
+import { HandOffError } from './errors';
 import { finishFiles, type Prepared, prepareFile } from './files';
-import type { FileResult, JobRecord, UploadResult } from './model';
+import type { FileResult, JobFile, JobRecord, UploadResult } from './model';
 import { sourceKey } from './ports';
+import { readsFile } from './routing';
 import { endJob } from './settle';
 import { windowReader } from './window-reader';
 
@@ -17,7 +20,39 @@ const WINDOW = 256;
 /** Files of a window read and prepared at once. */
 const PREPARE_LANES = 8;
 
-export async function runWindows(deps: IngestionDeps, job: JobRecord, reporter: TaskReporter): Promise<void> {
+/** At most `limit` tasks at once, in call order. */
+export class Lanes {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.active++;
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active--;
+    }
+  }
+}
+
+/** Media files analysed at once by this process, whatever job they belong to: each runs ffmpeg and OCR. */
+const mediaLanes = new Lanes(ingestionEnv.mediaConcurrency);
+
+/**
+ * Runs the job's files. `deadline` (epoch milliseconds) is when the attempt must end: a media file that would
+ * run past it is not started, and the job goes to the media worker (`HandOffError`) when there is one.
+ */
+export async function runWindows(
+  deps: IngestionDeps,
+  job: JobRecord,
+  reporter: TaskReporter,
+  deadline?: number,
+): Promise<void> {
   const started = performance.now();
   await reporter.report({
     type: 'status',
@@ -31,14 +66,34 @@ export async function runWindows(deps: IngestionDeps, job: JobRecord, reporter: 
     // Files are read and run through their pipelines a few at a time (reads and lookups overlap), in order.
     const window = job.files.slice(start, start + WINDOW);
     const known = await deps.jobs.sources(job.tenant_id, window);
-    const read = windowReader(deps, window);
+    const media = (file: JobFile) => readsFile(deps.content.profiles.get(file.profile)!);
+    // Media files are spooled one by one from their own ranges; the others share the window's reads.
+    const read = windowReader(
+      deps,
+      window.filter((file) => !media(file)),
+    );
+    let handingOff = false;
     const slots = await mapBounded(window, PREPARE_LANES, async (file, i) => {
       // A run over several files stops between files; a one-file job that started runs to completion.
-      if (start + i > 0 && reporter.cancelled) {
-        cancelled ??= reporter.reason ?? 'cancelled';
-        return undefined;
-      }
-      return prepareFile(deps, job, file, await read(file), known.get(sourceKey(file.profile, file.name)));
+      const stop = () => {
+        if (handingOff) return true;
+        if (start + i > 0 && reporter.cancelled) {
+          cancelled ??= reporter.reason ?? 'cancelled';
+          return true;
+        }
+        return false;
+      };
+      if (stop()) return undefined;
+      const prepare = () =>
+        prepareFile(deps, job, file, read, known.get(sourceKey(file.profile, file.name)), { deadline }).catch(
+          (error: unknown) => {
+            if (error instanceof HandOffError) handingOff = true;
+            throw error;
+          },
+        );
+      if (!media(file)) return prepare();
+      // Waiting for a media lane is between files: a cancellation recorded meanwhile lands here.
+      return mediaLanes.run(async () => (stop() ? undefined : prepare()));
     });
     const prepared = slots.filter((item): item is Prepared => item !== undefined);
     const outcomes = await finishFiles(deps, job, prepared);
@@ -135,6 +190,8 @@ function summarize(
   const sum = (field: 'chunks_created' | 'documents_fed' | 'graph_nodes' | 'graph_edges') =>
     results.reduce((total, result) => total + result[field], 0);
   const extraction = results.map((result) => result.extraction).find((note) => note !== undefined);
+  // The upload response of one file names what its pipeline skipped, as the file's own result does.
+  const only = job.files.length === 1 ? results[0] : undefined;
   return {
     status,
     job_id: job.job_id,
@@ -149,5 +206,7 @@ function summarize(
     files_failed: results.filter((result) => result.status === 'failed').length,
     files: results,
     claims: extraction ?? 'not applicable: no text for the graph pass',
+    ...(only?.skipped && { skipped: only.skipped }),
+    ...(only?.speech_spans && { speech_spans: only.speech_spans }),
   };
 }

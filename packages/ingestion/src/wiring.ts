@@ -5,10 +5,22 @@ import { createClaimExtractor, createEntityExtractor } from '@tessera/extractors
 import { graphDeps } from '@tessera/graph';
 import type { IngestionDeps } from './deps';
 import { DynamoJobRepository } from './dynamo-job-repository';
+import { EcsMediaTaskLauncher } from './ecs-media-task-launcher';
+import { ingestionEnv } from './env';
+import { loadMediaTools } from './pipelines/media-tools';
+import type { MediaTaskLauncher } from './ports';
+import { ProcessMediaTaskLauncher } from './process-media-task-launcher';
 import { S3BlobStore } from './s3-blob-store';
 import { SqsJobQueue } from './sqs-job-queue';
 
 let deps: IngestionDeps | undefined;
+
+/** The media worker of the settings (TESSERA_MEDIA_TASKS), if any. */
+export function mediaTaskLauncher(env = ingestionEnv): MediaTaskLauncher | undefined {
+  if (env.mediaTasks === 'ecs') return new EcsMediaTaskLauncher(env.ecsTask);
+  if (env.mediaTasks === 'process') return new ProcessMediaTaskLauncher(env.mediaTaskCommand!);
+  return undefined;
+}
 
 export function ingestion(): IngestionDeps {
   deps ??= {
@@ -20,6 +32,8 @@ export function ingestion(): IngestionDeps {
     queue: new SqsJobQueue(),
     entities: createEntityExtractor(),
     claims: createClaimExtractor(),
+    ...(ingestionEnv.mediaTools && { media: loadMediaTools }),
+    mediaTasks: mediaTaskLauncher(),
   };
   return deps;
 }

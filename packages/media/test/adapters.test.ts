@@ -1,5 +1,6 @@
 import { EncoderRequestError, EncoderResponseError, EncoderUnavailableError } from '@tessera/encoders';
 import { closedPortUrl, failure, type SeenRequest, useServers } from '@tessera/testing';
+import { visionChat } from '@tessera/testing/media';
 import { describe, expect, it } from 'vitest';
 import {
   CAPTION_PROMPT,
@@ -10,7 +11,6 @@ import {
   SidecarNotReadyError,
   VisualPoolingEncoder,
 } from '../src/index';
-import { visionChat } from './servers';
 
 const servers = useServers();
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);

@@ -6,6 +6,14 @@ import { copyFile, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { failure, useServers } from '@tessera/testing';
+import {
+  ffmpeg,
+  sceneVideo,
+  speechWav,
+  textImage,
+  transcriptionServer,
+  visionChat,
+} from '@tessera/testing/media';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   analyzeAudio,
@@ -22,8 +30,6 @@ import {
   TRANSCRIPTION_NOT_CONFIGURED,
   type VideoAnalysis,
 } from '../src/index';
-import { ffmpeg, sceneVideo, speechWav, textImage } from './fixtures';
-import { transcriptionServer, visionChat } from './servers';
 
 let dir: string;
 let speech: string;

@@ -3,6 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { failure } from '@tessera/testing';
+import { ffmpeg, sceneVideo, textImage } from '@tessera/testing/media';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -17,7 +18,6 @@ import {
   TesseractOcr,
 } from '../src/index';
 import { WasmFfmpeg } from '../src/wasm-ffmpeg';
-import { ffmpeg, sceneVideo, textImage } from './fixtures';
 
 let dir: string;
 const ocr = new TesseractOcr();
@@ -118,7 +118,11 @@ describe('long audio (integration: streaming decode and speech detection)', () =
 
   it('finds the speech in ten minutes of silence, streaming frame by frame', async () => {
     const speech = path.join(dir, 'speech.wav');
-    await (await import('./fixtures')).speechWav(dir, 'speech.wav', 'The measurements were taken at noon.');
+    await (await import('@tessera/testing/media')).speechWav(
+      dir,
+      'speech.wav',
+      'The measurements were taken at noon.',
+    );
     const file = path.join(dir, 'ten-minutes.flac');
     await ffmpeg([
       '-i',

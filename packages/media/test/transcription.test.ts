@@ -1,4 +1,5 @@
 import { closedPortUrl, failure, useServers } from '@tessera/testing';
+import { type TranscriptionRequest, transcriptionServer } from '@tessera/testing/media';
 import { describe, expect, it } from 'vitest';
 import {
   addMissingTail,
@@ -11,7 +12,6 @@ import {
   unusable,
   wavFile,
 } from '../src/index';
-import { type TranscriptionRequest, transcriptionServer } from './servers';
 
 describe('isLooping', () => {
   it('finds one n-gram repeated back to back over most of the text', () => {

@@ -29,9 +29,12 @@ export const Profile = z
     pipeline_config: z.record(z.string(), z.unknown()).default({}),
     ranking_strategies: z.array(RankingStrategy).min(1),
     default_ranking_strategy: RankingStrategy,
-    /** Model servers of this profile; unset ones fall back to the environment, then to embedded models. */
+    /**
+     * Model servers of this profile; unset ones fall back to the environment, then to embedded models. The
+     * media services' fields (`transcription_url`, `caption_url`, …) are kept for @tessera/media to read.
+     */
     inference_services: z
-      .object({ pooling_url: z.string().url().optional(), embeddings_url: z.string().url().optional() })
+      .looseObject({ pooling_url: z.string().url().optional(), embeddings_url: z.string().url().optional() })
       .default({}),
   })
   .refine((p) => p.ranking_strategies.includes(p.default_ranking_strategy), {

@@ -2,10 +2,11 @@
 import { chunkCode } from '@tessera/extractors';
 import { ContentError } from '../errors';
 import { decodeText } from './documents';
-import type { Pipeline } from './types';
+import type { BytesPipeline } from './types';
 
-export const codePipeline: Pipeline = {
+export const codePipeline: BytesPipeline = {
   kind: 'code',
+  reads: 'bytes',
   async run({ bytes, name }) {
     const source = decodeText(bytes, name);
     if (source.trim() === '') throw new ContentError('EmptyDocument', `${name} holds no code to index`);

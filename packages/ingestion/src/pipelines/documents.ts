@@ -3,7 +3,8 @@ import { chunkText } from '@tessera/extractors';
 import { convert } from 'html-to-text';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { ContentError } from '../errors';
-import type { Pipeline, PipelineOutput } from './types';
+import { mediaToolsFor } from './media';
+import type { BytesPipeline, MediaReport, PipelineContext, PipelineOutput } from './types';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -56,12 +57,31 @@ export async function pdfPages(bytes: Uint8Array, name: string): Promise<string[
     throw new ContentError('CorruptPdf', `${name} could not be read as a PDF: ${(error as Error).message}`);
   }
   if (pages.every((page) => page.trim() === '')) {
-    throw new ContentError(
-      'NoTextLayer',
-      `${name} has no text layer (a scanned PDF?); text recognition of page images is not available`,
-    );
+    throw new ContentError('NoTextLayer', `${name} has no text layer (a scanned PDF?)`);
   }
   return pages;
+}
+
+/**
+ * A scanned PDF's pages read by OCR (each rendered onto a canvas, one page in memory at a time), for a PDF
+ * whose text layer is empty.
+ */
+export async function ocrPages(
+  context: PipelineContext,
+  bytes: Uint8Array,
+): Promise<{ pages: string[]; report: MediaReport }> {
+  const tools = await mediaToolsFor(context, 'it has no text layer, and reading its pages needs OCR');
+  const { ocr } = await tools.embeddedToolkit();
+  try {
+    const pages = await tools.ocrPdfPages(bytes, { ocr, name: context.name, signal: context.signal });
+    return {
+      pages,
+      report: { media: { kind: 'pdf', ocr_pages: pages.length, models: { ocr: ocr.name } } },
+    };
+  } catch (error) {
+    if (error instanceof tools.MediaContentError) throw new ContentError('CorruptPdf', error.message);
+    throw error;
+  }
 }
 
 function titleOf(text: string, name: string): string {
@@ -71,19 +91,38 @@ function titleOf(text: string, name: string): string {
   return (first?.trim() || name).slice(0, 300);
 }
 
-async function documentText(bytes: Uint8Array, name: string, extension: string): Promise<string> {
-  if (extension === '.pdf') return (await pdfPages(bytes, name)).join('\n\n');
+async function documentText(
+  context: PipelineContext,
+  bytes: Uint8Array,
+): Promise<{ text: string; report?: MediaReport }> {
+  const { name, extension } = context;
+  if (extension === '.pdf') {
+    try {
+      return { text: (await pdfPages(bytes, name)).join('\n\n') };
+    } catch (error) {
+      if (!(error instanceof ContentError && error.errorType === 'NoTextLayer')) throw error;
+      const { pages, report } = await ocrPages(context, bytes);
+      return { text: pages.join('\n\n'), report };
+    }
+  }
   const text = decodeText(bytes, name);
-  return extension === '.html' || extension === '.htm' ? htmlToText(text) : text;
+  return { text: extension === '.html' || extension === '.htm' ? htmlToText(text) : text };
 }
 
-export const documentPipeline: Pipeline = {
+export const documentPipeline: BytesPipeline = {
   kind: 'document',
-  async run({ bytes, name, extension }): Promise<PipelineOutput> {
-    const text = await documentText(bytes, name, extension);
+  reads: 'bytes',
+  async run(input): Promise<PipelineOutput> {
+    const { bytes, name, extension } = input;
+    const { text, report } = await documentText(input, bytes);
     const chunks = chunkText(text);
     if (chunks.length === 0) {
-      throw new ContentError('EmptyDocument', `${name} holds no text to index`);
+      throw new ContentError(
+        'EmptyDocument',
+        report
+          ? `${name} has no text layer, and OCR found no text on its ${report.media?.ocr_pages} pages`
+          : `${name} holds no text to index`,
+      );
     }
     const title = titleOf(text, name);
     return {
@@ -97,6 +136,7 @@ export const documentPipeline: Pipeline = {
         ts_end: 0,
         modality: 'text',
       })),
+      ...(report && { report }),
     };
   },
 };

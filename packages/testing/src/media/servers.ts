@@ -2,7 +2,7 @@
  * Loopback servers speaking the inference contracts: an OpenAI-compatible `/v1/audio/transcriptions` taking
  * multipart uploads (parsed with the platform's own FormData), an OpenAI-compatible vision chat endpoint.
  */
-import type { Reply, SeenRequest } from '@tessera/testing';
+import type { Reply, SeenRequest } from '../index';
 
 export interface TranscriptionRequest {
   model: string;

@@ -3,12 +3,27 @@
  * rendered by the packaged ffmpeg's drawtext (font from Debian's `fonts-dejavu-core`). Nothing is shipped.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { installedFfmpegPath } from '../src/index';
 
 const run = promisify(execFile);
+const require = createRequire(import.meta.url);
+
+/** The static ffmpeg `@ffmpeg-installer/linux-x64` ships (the one @tessera/media runs), when installed. */
+function installedFfmpegPath(): string | undefined {
+  try {
+    const binary = path.join(
+      path.dirname(require.resolve('@ffmpeg-installer/linux-x64/package.json')),
+      'ffmpeg',
+    );
+    accessSync(binary, constants.X_OK);
+    return binary;
+  } catch {
+    return undefined;
+  }
+}
 
 export const FONT = '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf';
 
