@@ -9,10 +9,20 @@ import path from 'node:path';
 import { createTenant } from '@tessera/tenancy';
 import { type FakeDomains, fakeDomains } from '@tessera/testing/fakes';
 import { sceneVideo, speechWav, textImage } from '@tessera/testing/media';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runJob, submitUpload } from '../src';
 import { loadMediaTools } from '../src/pipelines/media-tools';
 import { capitalized } from './support';
+
+// Spooled files and the analyses' temporary files go to a directory of this test's own (set before the
+// ingestion settings are read), so that nothing left behind can hide among other processes' files.
+const spool = vi.hoisted(() => {
+  const fs = process.getBuiltinModule('node:fs');
+  const os = process.getBuiltinModule('node:os');
+  const made = fs.mkdtempSync(`${os.tmpdir()}/ingest-spool-`);
+  process.env.TESSERA_MEDIA_SPOOL_DIR = made;
+  return made;
+});
 
 let dir: string;
 let h: FakeDomains;
@@ -27,6 +37,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await (await (await loadMediaTools()).embeddedToolkit()).ocr.close();
   await rm(dir, { recursive: true, force: true });
+  await rm(spool, { recursive: true, force: true });
 });
 
 async function ingestFiles(files: { name: string; path?: string; bytes?: Uint8Array }[]) {
@@ -167,10 +178,27 @@ describe('the audio and image pipelines (integration)', () => {
 });
 
 describe('spooling (integration)', () => {
-  it('leaves no spooled or analysis file behind', async () => {
-    const left = (await readdir(tmpdir())).filter(
-      (name) => name.startsWith('tessera-spool-') || name.startsWith('tessera-media-'),
-    );
-    expect(left).toEqual([]);
+  it('copies a media file in ranged reads into its own directory, and leaves nothing behind', async () => {
+    const image = await textImage(dir, 'spooled.png', ['Ranged Reads']);
+    const get = h.ingestion.blobs.get.bind(h.ingestion.blobs);
+    const seen: { range?: { start: number; end: number }; spool: string[] }[] = [];
+    h.ingestion.blobs.get = async (key, range) => {
+      seen.push({ range, spool: await readdir(spool) });
+      return get(key, range);
+    };
+    try {
+      const job = await ingestFiles([{ name: 'spooled.png', path: image }]);
+      expect(job.state).toBe('complete');
+    } finally {
+      h.ingestion.blobs.get = get;
+    }
+    // One ranged read of the file's own bytes, into a spool directory made for it.
+    expect(seen).toEqual([
+      {
+        range: { start: 0, end: (await readFile(image)).length },
+        spool: [expect.stringMatching(/^tessera-spool-/)],
+      },
+    ]);
+    expect(await readdir(spool)).toEqual([]);
   });
 });

@@ -122,6 +122,7 @@ async function analyze(
       captioner: services.captioner,
       name: context.name,
       signal: context.signal,
+      tempDir: ingestionEnv.mediaSpoolDir,
       ...(frames ? { frameExtraction: frames } : {}),
     });
     return { tools, analysis };
