@@ -238,6 +238,9 @@ describe('bad media (integration)', () => {
     const long = path.join(dir, 'two-hours.mp3');
     await writeFile(long, Buffer.concat(Array.from({ length: 120 }, () => readFileSync(minute))));
     expect((await stat(long)).size).toBeGreaterThan(8 * 1024 * 1024);
+    // The speech detector and the decoder are loaded first, so that what is measured is the file's cost.
+    const warm = await presigned('warm.mp3', minute);
+    expect(await warm.ended()).toMatchObject({ state: 'complete' });
     const pid = rt.child.pid!;
     const baseline = rssMiB(pid);
     let peak = baseline;
@@ -248,10 +251,12 @@ describe('bad media (integration)', () => {
       const job = await presigned('two-hours.mp3', long, 200_000);
       const ended = await job.ended();
       expect(ended).toMatchObject({ state: 'complete', result: { files: [{ media: { kind: 'audio' } }] } });
-      expect(ended.result.files[0].media.duration).toBeCloseTo(7200, -1);
+      // 120 copies of a minute's frames: the encoder's padding makes it a few seconds longer.
+      expect(ended.result.files[0].media.duration).toBeGreaterThan(7190);
+      expect(ended.result.files[0].media.duration).toBeLessThan(7230);
     } finally {
       clearInterval(sampler);
     }
-    expect(peak - baseline).toBeLessThan(150);
+    expect(peak - baseline).toBeLessThan(120);
   });
 });

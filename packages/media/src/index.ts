@@ -103,6 +103,13 @@ export {
   VideoAnalysis,
 } from './types';
 export type { SpeechDetector, SpeechGateOptions } from './vad';
-export { SileroSpeechDetector, SPEECH_GATE_DEFAULTS, SpeechGate, VAD_FRAME_SAMPLES } from './vad';
+export {
+  isSilent,
+  SILENCE_RMS,
+  SileroSpeechDetector,
+  SPEECH_GATE_DEFAULTS,
+  SpeechGate,
+  VAD_FRAME_SAMPLES,
+} from './vad';
 export type { PatchVectors, VisualMultiVectorEncoder, VisualPoolingOptions } from './visual';
 export { PATCH_DIM, VisualPoolingEncoder } from './visual';

@@ -22,6 +22,19 @@ export interface SpeechDetector {
 
 /** Samples per frame: 1536 at 16 kHz is 96 ms, vad-node's default. */
 export const VAD_FRAME_SAMPLES = 1536;
+/**
+ * Frames quieter than this (RMS of samples in [-1, 1]; 0.001 is -60 dBFS, below any audible speech) are
+ * silence without asking the model: long silent stretches (a muted recording, padding) cost a sum of squares
+ * instead of a model run each 96 ms.
+ */
+export const SILENCE_RMS = 0.001;
+
+/** The frame's RMS is under SILENCE_RMS. */
+export function isSilent(frame: Float32Array): boolean {
+  let sum = 0;
+  for (let i = 0; i < frame.length; i++) sum += frame[i]! * frame[i]!;
+  return sum < SILENCE_RMS * SILENCE_RMS * frame.length;
+}
 const FRAME_SECONDS = VAD_FRAME_SAMPLES / SPEECH_SAMPLE_RATE;
 
 export interface SpeechGateOptions {
@@ -126,6 +139,10 @@ export class SileroSpeechDetector implements SpeechDetector {
     const frameBytes = new Uint8Array(frame.buffer);
     let filled = 0;
     const judge = async (samples: Float32Array) => {
+      if (isSilent(samples)) {
+        gate.push(0);
+        return;
+      }
       const out = await session.run({
         input: new ort.Tensor('float32', samples, [1, samples.length]),
         h,

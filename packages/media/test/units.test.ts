@@ -2,14 +2,17 @@ import { describe, expect, it } from 'vitest';
 import {
   CAPTIONING_NOT_CONFIGURED,
   createMediaServices,
+  isSilent,
   keptText,
   MediaInferenceServices,
   mediaSegments,
   parseMediaEnv,
   resolveMediaServices,
+  SILENCE_RMS,
   SPEECH_GATE_DEFAULTS,
   SpeechGate,
   TRANSCRIPTION_NOT_CONFIGURED,
+  VAD_FRAME_SAMPLES,
   type VideoAnalysis,
 } from '../src/index';
 
@@ -35,6 +38,21 @@ describe('SpeechGate', () => {
   it('drops a span of fewer than 3 speech frames (a click), and closes one still open at the end', () => {
     expect(run([...quiet(3), ...loud(2), ...quiet(10)])).toEqual([]);
     expect(run([...quiet(2), ...loud(4)])).toEqual([{ start: 0.2, end: 0.6 }]);
+  });
+});
+
+describe('isSilent', () => {
+  const frame = (sample: (i: number) => number) =>
+    Float32Array.from({ length: VAD_FRAME_SAMPLES }, (_, i) => sample(i));
+
+  it('takes digital silence and sound under -60 dBFS as silence, and quiet speech levels as sound', () => {
+    expect(isSilent(frame(() => 0))).toBe(true);
+    // A sine's RMS is its amplitude / √2: just under and just over the threshold.
+    const sine = (amplitude: number) => frame((i) => amplitude * Math.sin((2 * Math.PI * 440 * i) / 16_000));
+    expect(isSilent(sine(SILENCE_RMS * Math.SQRT2 * 0.95))).toBe(true);
+    expect(isSilent(sine(SILENCE_RMS * Math.SQRT2 * 1.05))).toBe(false);
+    // -40 dBFS, a whisper far from the microphone.
+    expect(isSilent(sine(0.01))).toBe(false);
   });
 });
 
