@@ -7,6 +7,7 @@ export default defineConfig({
       'bench/test/**/*.test.ts',
       'functions/test/**/*.test.ts',
       'stacks/test/**/*.test.ts',
+      'containers/*/test/**/*.test.ts',
       'test/**/*.test.ts',
       'web/test/**/*.test.ts',
     ],

@@ -1,0 +1,3 @@
+export { parseMediaWorkerEnv } from './env';
+export { type ConsumeOptions, consumeQueue } from './queue';
+export { jobArgument, mediaWorkerDeps } from './worker';
