@@ -4,4 +4,9 @@
  * resolveSecretSettings; a deploy refuses them as plain settings. Kept apart from secrets.ts so the stacks
  * can read the list without the platform's settings and clients.
  */
-export const SECRET_SETTINGS = ['TESSERA_LLM_API_KEY', 'TESSERA_EMBEDDINGS_API_KEY'] as const;
+export const SECRET_SETTINGS = [
+  'TESSERA_LLM_API_KEY',
+  'TESSERA_EMBEDDINGS_API_KEY',
+  'TESSERA_TRANSCRIPTION_API_KEY',
+  'TESSERA_CAPTION_API_KEY',
+] as const;

@@ -1,0 +1,2 @@
+export { parseSidecarEnv, type SidecarEnv } from './env';
+export { EmbeddingSidecarServer, type SidecarOptions } from './server';
