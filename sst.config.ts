@@ -2,12 +2,13 @@
  * SST v2 app: the one stack of stacks/tessera.ts. `npm run deploy` runs `sst deploy`; the deploy settings
  * (inference and LLM endpoints, where their keys are kept) come from the environment or `.env.<stage>`.
  */
-import { composeTessera, deploySettings } from '@tessera/stacks';
+import { composeTessera, deployMediaSettings, deploySettings } from '@tessera/stacks';
 import type { SSTConfig } from 'sst';
 import type { StackContext } from 'sst/constructs';
 
 function Tessera({ app, stack }: StackContext): void {
-  composeTessera(stack, { stage: app.stage, settings: deploySettings() });
+  const settings = deploySettings();
+  composeTessera(stack, { stage: app.stage, settings, media: deployMediaSettings(settings) });
 }
 
 export default {

@@ -6,7 +6,7 @@
  * (about 240 MB): the templates are the same, for linting, but such an output cannot be deployed.
  */
 import { App, Stack } from 'aws-cdk-lib';
-import { deploySettings } from './env';
+import { deployMediaSettings, deploySettings } from './env';
 import { composeTessera } from './tessera';
 
 // Only read for the CLI's context: it must not write an assembly of its own when the process exits.
@@ -15,5 +15,6 @@ const templatesOnly = String(cli.node.tryGetContext('templates-only')) === 'true
 const app = new App(templatesOnly ? { postCliContext: { 'aws:cdk:disable-asset-staging': true } } : {});
 const stage = String(app.node.tryGetContext('stage') ?? 'dev');
 const stack = new Stack(app, `${stage}-tessera-Tessera`, { description: `Tessera, stage ${stage}` });
-composeTessera(stack, { stage, settings: deploySettings() });
+const settings = deploySettings();
+composeTessera(stack, { stage, settings, media: deployMediaSettings(settings) });
 app.synth();

@@ -9,7 +9,16 @@
  */
 import { SECRET_SETTINGS } from '@tessera/platform/secret-settings';
 import { z } from 'zod';
-import { checkSettings, DEPLOY_SETTINGS, type FunctionSettings, type SecretSource } from './settings';
+import {
+  checkMediaSettings,
+  checkSettings,
+  DEPLOY_SETTINGS,
+  type FunctionSettings,
+  type MediaSettings,
+  type SecretSource,
+  SIDECARS,
+  type SidecarName,
+} from './settings';
 
 const plain = Object.fromEntries(DEPLOY_SETTINGS.map((variable) => [variable, z.string().optional()]));
 const references = Object.fromEntries(
@@ -61,4 +70,51 @@ export function deploySettings(source: Record<string, string | undefined> = proc
   const settings = { environment, secrets };
   checkSettings(settings);
   return settings;
+}
+
+const mediaSchema = z.object({
+  /** `fargate` (default): media jobs run in the media worker's task; `off`: no media worker (media fails). */
+  TESSERA_MEDIA_WORKER: z.enum(['fargate', 'off']).default('fargate'),
+  /** Comma-separated GPU sidecars to run (transcription, captioning, video-embedding, audio-embedding). */
+  TESSERA_GPU_SIDECARS: z.string().optional(),
+  /** The sidecars' EC2 instance type (one NVIDIA GPU each). */
+  TESSERA_GPU_INSTANCE_TYPE: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'an EC2 instance type such as g5.xlarge')
+    .optional(),
+});
+
+/**
+ * Where media runs, read from `source` (the environment by default), checked against the deploy settings
+ * (a sidecar and a setting must not both give one endpoint).
+ */
+export function deployMediaSettings(
+  settings?: FunctionSettings,
+  source: Record<string, string | undefined> = process.env,
+): MediaSettings {
+  const given = Object.fromEntries(
+    Object.entries(source).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const parsed = mediaSchema.safeParse(given);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid deploy settings: ${problems.join('; ')}`);
+  }
+  const sidecars = (parsed.data.TESSERA_GPU_SIDECARS ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  for (const name of sidecars) {
+    if (!(SIDECARS as readonly string[]).includes(name))
+      throw new Error(
+        `Invalid deploy settings: TESSERA_GPU_SIDECARS: ${name} is not a sidecar (${SIDECARS.join(', ')})`,
+      );
+  }
+  const media: MediaSettings = {
+    worker: parsed.data.TESSERA_MEDIA_WORKER === 'fargate',
+    sidecars: [...new Set(sidecars)] as SidecarName[],
+    gpuInstanceType: parsed.data.TESSERA_GPU_INSTANCE_TYPE,
+  };
+  checkMediaSettings(media, settings);
+  return media;
 }

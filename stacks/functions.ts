@@ -141,32 +141,10 @@ export class Functions extends Construct {
     }
     for (const [variable, source] of Object.entries(secrets)) {
       if (!bundleReads(bundle, variable)) continue;
-      if ('secretArn' in source) {
-        fn.addEnvironment(`${variable}_SECRET_ARN`, source.secretArn);
-        fn.addToRolePolicy(
-          new iam.PolicyStatement({
-            actions: ['secretsmanager:GetSecretValue'],
-            resources: [source.secretArn],
-          }),
-        );
-      } else {
-        fn.addEnvironment(`${variable}_PARAMETER`, source.parameterName);
-        fn.addToRolePolicy(
-          new iam.PolicyStatement({ actions: ['ssm:GetParameter'], resources: [this.parameterArn(source)] }),
-        );
-      }
+      const reference = secretReference(this, variable, source);
+      fn.addEnvironment(reference.name, reference.value);
+      fn.addToRolePolicy(reference.statement);
     }
-  }
-
-  private parameterArn(source: Extract<SecretSource, { parameterName: string }>): string {
-    const name = source.parameterName;
-    if (name.startsWith('arn:')) return name;
-    return Stack.of(this).formatArn({
-      service: 'ssm',
-      resource: 'parameter',
-      // A parameter name in a path starts with `/`, which the ARN's `parameter` already ends with.
-      resourceName: name.replace(/^\//, ''),
-    });
   }
 
   /** One asset per handler module, shared by the functions of its routes. */
@@ -195,4 +173,39 @@ export class Functions extends Construct {
     }
     return this.searchLayerVersion;
   }
+}
+
+/**
+ * How a key reaches a process: the variable naming where it is kept (`<VAR>_SECRET_ARN` or `<VAR>_PARAMETER`,
+ * resolved by resolveSecretSettings at start) and the statement that lets the process read just that one.
+ */
+export function secretReference(
+  scope: Construct,
+  variable: string,
+  source: SecretSource,
+): { name: string; value: string; statement: iam.PolicyStatement } {
+  if ('secretArn' in source) {
+    return {
+      name: `${variable}_SECRET_ARN`,
+      value: source.secretArn,
+      statement: new iam.PolicyStatement({
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: [source.secretArn],
+      }),
+    };
+  }
+  const name = source.parameterName;
+  const arn = name.startsWith('arn:')
+    ? name
+    : Stack.of(scope).formatArn({
+        service: 'ssm',
+        resource: 'parameter',
+        // A parameter name in a path starts with `/`, which the ARN's `parameter` already ends with.
+        resourceName: name.replace(/^\//, ''),
+      });
+  return {
+    name: `${variable}_PARAMETER`,
+    value: name,
+    statement: new iam.PolicyStatement({ actions: ['ssm:GetParameter'], resources: [arn] }),
+  };
 }

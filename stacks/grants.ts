@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buckets, queues, tables } from '@tessera/platform/resources';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import { functionsDir, type HandlerBundle } from './bundle';
 
 export type TableKey = keyof typeof tables;
@@ -16,6 +17,14 @@ export type BucketKey = keyof typeof buckets;
 export type QueueKey = keyof typeof queues;
 
 export type DataAccess = 'read' | 'readWrite';
+
+/**
+ * What stores are bound to: a principal to grant and an environment to name the stores in (a function, or
+ * the media worker's task role and container).
+ */
+export interface Binding extends iam.IGrantable {
+  addEnvironment(name: string, value: string): unknown;
+}
 /** `describe` reads the queue's URL and attributes (the health probe); `send` also sends. */
 export type QueueAccess = 'describe' | 'send';
 

@@ -1,7 +1,7 @@
 /** The CDK constructs of Tessera's AWS resources, composed by sst.config.ts and app.ts. */
 export { Api, type ApiProps } from './api';
 export { bundleHandlerModules, type HandlerBundle, LAMBDA_CONFIG_DIR, searchLayer } from './bundle';
-export { deploySettings } from './env';
+export { deployMediaSettings, deploySettings } from './env';
 export {
   API_TIMEOUT_SECONDS,
   DEFAULT_MEMORY_MB,
@@ -9,8 +9,10 @@ export {
   type FunctionSpec,
   Functions,
   type FunctionsProps,
+  secretReference,
 } from './functions';
 export {
+  type Binding,
   bundleReads,
   type DataAccess,
   grantMismatches,
@@ -20,9 +22,29 @@ export {
   referencedStores,
   type StoreGrants,
 } from './grants';
+export {
+  containerImage,
+  EMBEDDING_MODELS,
+  InferenceSidecars,
+  type InferenceSidecarsProps,
+  MEDIA_WORKER_CONTAINER,
+  MediaWorker,
+  type MediaWorkerProps,
+  type ModelRef,
+  REPOSITORY_CONTEXT,
+  SIDECARS,
+  type SidecarName,
+} from './media';
 export { type QueueKey, Queues } from './queues';
 export { Schedules, type SchedulesProps } from './schedules';
-export { checkSettings, DEPLOY_SETTINGS, type FunctionSettings, type SecretSource } from './settings';
+export {
+  checkMediaSettings,
+  checkSettings,
+  DEPLOY_SETTINGS,
+  type FunctionSettings,
+  type MediaSettings,
+  type SecretSource,
+} from './settings';
 export { type BucketKey, createBucket, createTable, Storage, type TableKey } from './storage';
 export { composeTessera, type Tessera, type TesseraProps } from './tessera';
 export { Workers, type WorkersProps } from './workers';

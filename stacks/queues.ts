@@ -2,11 +2,10 @@
 import { type QueueDef, queues as queueDefinitions } from '@tessera/platform/resources';
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { mapDefinitions, pascalCase } from './definitions';
-import type { QueueAccess, QueueKey, StoreGrants } from './grants';
+import type { Binding, QueueAccess, QueueKey, StoreGrants } from './grants';
 
 export type { QueueKey } from './grants';
 
@@ -55,7 +54,7 @@ export class Queues extends Construct {
    * the `envVar`s of those queues and their dead-letter queues to the queue names (functions look the URL
    * up by name). Consumers get their rights from their event source.
    */
-  bind(fn: lambda.Function, grants: Pick<StoreGrants, 'queues'>): void {
+  bind(fn: Binding, grants: Pick<StoreGrants, 'queues'>): void {
     for (const [key, access] of Object.entries(grants.queues ?? {}) as [QueueKey, QueueAccess][]) {
       const definition: QueueDef = queueDefinitions[key];
       const queue = this.queues[key];

@@ -34,6 +34,17 @@ export const DEPLOY_SETTINGS = [
   'TESSERA_LLM_REQUEST_TIMEOUT',
   'TESSERA_LLM_NUM_RETRIES',
   'TESSERA_LLM_SEED',
+  // The media models (read by the media worker; a sidecar the stack runs sets its own).
+  'TESSERA_TRANSCRIPTION_URL',
+  'TESSERA_TRANSCRIPTION_MODEL',
+  'TESSERA_CAPTION_URL',
+  'TESSERA_CAPTION_MODEL',
+  'TESSERA_VIDEO_EMBED_URL',
+  'TESSERA_AUDIO_EMBED_URL',
+  'TESSERA_VISUAL_POOLING_URL',
+  'TESSERA_VISUAL_POOLING_MODEL',
+  'TESSERA_INFERENCE_TIMEOUT_S',
+  'TESSERA_INFERENCE_ATTEMPTS',
 ] as const;
 
 const secretVariables: ReadonlySet<string> = new Set(SECRET_SETTINGS);
@@ -52,5 +63,38 @@ export function checkSettings(settings: FunctionSettings): void {
   for (const variable of Object.keys(settings.secrets ?? {})) {
     if (!secretVariables.has(variable))
       throw new Error(`${variable} is not a key the functions read (${SECRET_SETTINGS.join(', ')})`);
+  }
+}
+
+/** The GPU inference sidecars a stack may run (document 3's contracts), by name. */
+export const SIDECARS = ['transcription', 'captioning', 'video-embedding', 'audio-embedding'] as const;
+export type SidecarName = (typeof SIDECARS)[number];
+
+/** Where media runs in a deployment. */
+export interface MediaSettings {
+  /** The media worker as a Fargate task the ingestion worker starts for media jobs (default true). */
+  worker: boolean;
+  /** GPU sidecars run in the stack, their endpoints given to the media worker (default none). */
+  sidecars: SidecarName[];
+  /** EC2 instance type of the sidecars (one GPU each; default g5.xlarge). */
+  gpuInstanceType?: string;
+}
+
+/** Refuses sidecars without the worker that calls them, and a sidecar whose endpoint a setting also names. */
+export function checkMediaSettings(media: MediaSettings, settings: FunctionSettings = {}): void {
+  if (!media.worker && media.sidecars.length > 0)
+    throw new Error(
+      'GPU sidecars are called by the media worker only: they need TESSERA_MEDIA_WORKER=fargate',
+    );
+  const endpoints: Record<SidecarName, string> = {
+    transcription: 'TESSERA_TRANSCRIPTION_URL',
+    captioning: 'TESSERA_CAPTION_URL',
+    'video-embedding': 'TESSERA_VIDEO_EMBED_URL',
+    'audio-embedding': 'TESSERA_AUDIO_EMBED_URL',
+  };
+  for (const sidecar of media.sidecars) {
+    const variable = endpoints[sidecar];
+    if (settings.environment?.[variable])
+      throw new Error(`${variable} is set and the ${sidecar} sidecar runs in the stack: choose one`);
   }
 }

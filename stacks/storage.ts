@@ -7,11 +7,10 @@ import {
 } from '@tessera/platform/resources';
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { mapDefinitions, pascalCase } from './definitions';
-import type { BucketKey, DataAccess, StoreGrants, TableKey } from './grants';
+import type { Binding, BucketKey, DataAccess, StoreGrants, TableKey } from './grants';
 
 export type { BucketKey, TableKey } from './grants';
 
@@ -69,7 +68,7 @@ export class Storage extends Construct {
    * Grants `fn` what `grants` names of the tables and buckets, and sets the `envVar`s of those to their
    * physical names (the others stay out of its environment).
    */
-  bind(fn: lambda.Function, grants: Pick<StoreGrants, 'tables' | 'buckets'>): void {
+  bind(fn: Binding, grants: Pick<StoreGrants, 'tables' | 'buckets'>): void {
     for (const [key, access] of Object.entries(grants.tables ?? {}) as [TableKey, DataAccess][]) {
       const table = this.tables[key];
       if (access === 'readWrite') table.grantReadWriteData(fn);

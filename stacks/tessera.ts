@@ -3,11 +3,13 @@
  * (`sst deploy`) and app.ts (`cdk synth`, `cdk deploy`) both compose it.
  */
 import type { Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Api } from './api';
 import { Functions } from './functions';
+import { InferenceSidecars, MediaWorker } from './media';
 import { Queues } from './queues';
 import { Schedules } from './schedules';
-import type { FunctionSettings } from './settings';
+import { checkMediaSettings, type FunctionSettings, type MediaSettings } from './settings';
 import { Storage } from './storage';
 import { Workers } from './workers';
 
@@ -16,6 +18,8 @@ export interface TesseraProps {
   stage: string;
   /** Inference and LLM endpoints and where their keys are kept; default: none (embedded models). */
   settings?: FunctionSettings;
+  /** Where media runs: default the media worker on Fargate and no GPU sidecars. */
+  media?: MediaSettings;
 }
 
 export interface Tessera {
@@ -25,6 +29,10 @@ export interface Tessera {
   api: Api;
   workers: Workers;
   schedules: Schedules;
+  /** The media worker, unless media is off. */
+  media?: MediaWorker;
+  /** The GPU sidecars, when any run. */
+  sidecars?: InferenceSidecars;
 }
 
 export function composeTessera(stack: Stack, props: TesseraProps): Tessera {
@@ -39,5 +47,33 @@ export function composeTessera(stack: Stack, props: TesseraProps): Tessera {
   const api = new Api(stack, 'Api', { functions });
   const workers = new Workers(stack, 'Workers', { functions, storage, queues });
   const schedules = new Schedules(stack, 'Schedules', { functions });
-  return { storage, queues, functions, api, workers, schedules };
+  const tessera: Tessera = { storage, queues, functions, api, workers, schedules };
+  const mediaSettings = props.media ?? { worker: true, sidecars: [] };
+  checkMediaSettings(mediaSettings, props.settings);
+  if (!mediaSettings.worker) return tessera;
+  const media = new MediaWorker(stack, 'Media', {
+    stage: props.stage,
+    storage,
+    queues,
+    settings: props.settings,
+  });
+  const ingestionWorker = workers.functions.get('ingestion-worker');
+  if (!ingestionWorker)
+    throw new Error('The media worker is started by the ingestion worker, which is missing');
+  media.launchFrom(ingestionWorker);
+  tessera.media = media;
+  if (mediaSettings.sidecars.length > 0) {
+    const sidecars = new InferenceSidecars(stack, 'Inference', {
+      cluster: media.cluster,
+      vpc: media.vpc,
+      clients: [media.securityGroup],
+      sidecars: mediaSettings.sidecars,
+      instanceType: mediaSettings.gpuInstanceType
+        ? new ec2.InstanceType(mediaSettings.gpuInstanceType)
+        : undefined,
+    });
+    media.addEnvironment(sidecars.environment);
+    tessera.sidecars = sidecars;
+  }
+  return tessera;
 }
