@@ -69,6 +69,49 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/admin/tenants/{tenant_full_id}/tier', handler: 'http/tenants.getTenantTier' },
 
   {
+    method: 'GET',
+    path: '/admin/tenants/{tenant_full_id}/config/{kind}',
+    handler: 'http/config.getTenantConfig',
+  },
+  {
+    method: 'PUT',
+    path: '/admin/tenants/{tenant_full_id}/config/{kind}',
+    handler: 'http/config.putTenantConfig',
+  },
+  {
+    method: 'GET',
+    path: '/admin/tenants/{tenant_full_id}/config/{kind}/history',
+    handler: 'http/config.tenantConfigHistory',
+  },
+  {
+    method: 'POST',
+    path: '/admin/tenants/{tenant_full_id}/config/{kind}/rollback',
+    handler: 'http/config.rollbackTenantConfig',
+  },
+  { method: 'GET', path: '/admin/config/system', handler: 'http/config.getSystemConfig' },
+  { method: 'PUT', path: '/admin/config/system', handler: 'http/config.putSystemConfig' },
+  { method: 'GET', path: '/admin/config/system/history', handler: 'http/config.systemConfigHistory' },
+  { method: 'POST', path: '/admin/config/system/rollback', handler: 'http/config.rollbackSystemConfig' },
+
+  { method: 'POST', path: '/admin/profiles', handler: 'http/profiles.createProfile', timeoutSeconds: 29 },
+  { method: 'GET', path: '/admin/profile-templates', handler: 'http/profiles.profileTemplates' },
+  { method: 'GET', path: '/admin/profiles', handler: 'http/profiles.listProfiles' },
+  { method: 'GET', path: '/admin/profiles/{profile_name}', handler: 'http/profiles.getProfile' },
+  { method: 'PUT', path: '/admin/profiles/{profile_name}', handler: 'http/profiles.updateProfile' },
+  {
+    method: 'DELETE',
+    path: '/admin/profiles/{profile_name}',
+    handler: 'http/profiles.deleteProfile',
+    timeoutSeconds: 29,
+  },
+  {
+    method: 'POST',
+    path: '/admin/profiles/{profile_name}/deploy',
+    handler: 'http/profiles.deployProfile',
+    timeoutSeconds: 29,
+  },
+
+  {
     method: 'POST',
     path: '/admin/reconcile-orphans',
     handler: 'http/schemas.reconcileOrphans',

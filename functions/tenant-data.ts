@@ -3,8 +3,10 @@
  * place to add a store (see `TenantDataOwners` in @tessera/tenancy). The functions that remove tenants take
  * their tenancy deps from `tenantAdmin()`; a removal refuses to run with deps that name no owners.
  */
+import { config, configData } from '@tessera/config';
 import { taskEvents, taskEventsTenantData } from '@tessera/events';
 import { ingestionData } from '@tessera/ingestion/tenant-data';
+import { profiles, profilesData } from '@tessera/profiles';
 import { type TenancyDeps, TenantDataOwners, tenancy } from '@tessera/tenancy';
 
 let admin: TenancyDeps | undefined;
@@ -16,7 +18,9 @@ export function tenantAdmin(): TenancyDeps {
   deps.owners ??= new TenantDataOwners()
     // Ingestion first: it settles its jobs' tasks as jobs end; the task events then end whatever is left.
     .register(ingestionData(taskEvents()))
-    .register(taskEventsTenantData(taskEvents()));
+    .register(taskEventsTenantData(taskEvents()))
+    .register(profilesData(profiles()))
+    .register(configData(config()));
   admin = deps;
   return admin;
 }

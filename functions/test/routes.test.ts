@@ -52,7 +52,7 @@ describe('the route table and the API contracts', () => {
         expect.arrayContaining(['400', '404', '409']),
       );
     }
-    // search, profiles, the five graph routes, queues, upload, presign, start
-    expect(scopedRoutes).toBe(11);
+    // search, profiles, the five graph routes, queues, upload, presign, start, and the seven profile routes
+    expect(scopedRoutes).toBe(18);
   });
 });

@@ -19,6 +19,8 @@ const BUDGETS_MB: Record<string, number> = {
   'http/health': 2.95,
   'http/organizations': 3.05,
   'http/tenants': 3.05,
+  'http/config': 2.45,
+  'http/profiles': 2.45,
   'http/schemas': 2.45,
   'http/search': 2.5,
   'http/graph': 2.5,

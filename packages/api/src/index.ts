@@ -3,6 +3,7 @@
  * modules of functions/http). Depends on zod only, so browsers, the CLI and agents import it as the server
  * does; `@tessera/api/openapi` builds the OpenAPI document from it.
  */
+export * as Config from './config';
 export type { Answer, FormContract, HttpMethod, RouteContract } from './contract';
 export { route } from './contract';
 export {
@@ -23,6 +24,7 @@ export * as Ingestion from './ingestion';
 export * as OpenApi from './openapi-route';
 export * as Organizations from './organizations';
 export { queryBoolean, queryInt } from './params';
+export * as Profiles from './profiles';
 export { contractOf, contracts } from './routes';
 export * as Schemas from './schemas';
 export * as Search from './search';

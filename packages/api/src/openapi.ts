@@ -6,6 +6,7 @@
  */
 import type { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { BackendConfig, LlmEndpointConfig, RoutingConfig, TelemetryConfig } from './config';
 import type { Answer, RouteContract } from './contract';
 import { BusinessRuleError, stackErrors } from './errors';
 import { contracts } from './routes';
@@ -85,14 +86,17 @@ export function openApiDocument(routes: readonly RouteContract[] = contracts) {
       title: 'Tessera',
       version: VERSION,
       description:
-        'Multi-tenant content intelligence: tenants, search, the knowledge graph, ingestion and task events. ' +
+        'Multi-tenant content intelligence: tenants, profiles, configuration records, search, the knowledge graph, ' +
+        'ingestion and task events. ' +
         'Every error answers `{detail}` in one of three shapes: a plain message, a business rule ' +
         '`{message, errors}`, or request validation `[{type, loc, msg, input}]` (422); 503 bodies name ' +
         'the service that did not answer.',
     },
     paths,
-    // Not used by a route yet (profile routes will), but one of the three error shapes every client reads.
-    components: { schemas: { BusinessRuleError } },
+    // The tenant configuration records, which one route takes by `kind` (its body refers to them).
+    components: {
+      schemas: { BusinessRuleError, LlmEndpointConfig, RoutingConfig, TelemetryConfig, BackendConfig },
+    },
   });
 }
 

@@ -1,4 +1,5 @@
 /** Every route contract, in the order of the route table. */
+import * as Config from './config';
 import type { RouteContract } from './contract';
 import * as Events from './events';
 import * as Graph from './graph';
@@ -6,6 +7,7 @@ import * as Health from './health';
 import * as Ingestion from './ingestion';
 import * as OpenApi from './openapi-route';
 import * as Organizations from './organizations';
+import * as Profiles from './profiles';
 import * as Schemas from './schemas';
 import * as Search from './search';
 import * as Tenants from './tenants';
@@ -22,6 +24,21 @@ export const contracts: readonly RouteContract[] = [
   Tenants.deleteTenant,
   Tenants.setTenantTier,
   Tenants.getTenantTier,
+  Config.getTenantConfig,
+  Config.putTenantConfig,
+  Config.tenantConfigHistory,
+  Config.rollbackTenantConfig,
+  Config.getSystemConfig,
+  Config.putSystemConfig,
+  Config.systemConfigHistory,
+  Config.rollbackSystemConfig,
+  Profiles.createProfile,
+  Profiles.profileTemplates,
+  Profiles.listProfiles,
+  Profiles.getProfile,
+  Profiles.updateProfile,
+  Profiles.deleteProfile,
+  Profiles.deployProfile,
   Schemas.reconcileOrphans,
   Schemas.schemaDrift,
   Search.search,

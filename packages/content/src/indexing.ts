@@ -24,11 +24,21 @@ export interface IndexRequest {
 /** Encoding batch: bounds memory however many documents a source has. */
 const BATCH = 256;
 
-export function resolveProfile(deps: ContentDeps, name: string): Profile {
-  const profile = deps.profiles.get(name);
+/**
+ * A profile the tenant can use, by name: its own, else the shipped one. A name missing from the cached view
+ * is looked up once more, so a profile just created through another process is found.
+ */
+export async function resolveProfile(
+  deps: ContentDeps,
+  tenantFullId: string,
+  name: string,
+): Promise<Profile> {
+  let profiles = await deps.profilesFor(tenantFullId);
+  if (!profiles.get(name)) profiles = await deps.profilesFor(tenantFullId, { fresh: true });
+  const profile = profiles.get(name);
   if (!profile) {
     throw new BadRequestError(
-      `Unknown profile '${name}'; available: ${deps.profiles
+      `Unknown profile '${name}'; available: ${profiles
         .list()
         .map((p) => p.profile_name)
         .join(', ')}`,
@@ -82,12 +92,9 @@ async function encodeRows(
  * tenant's first write) and the schema's template.
  */
 async function target(deps: ContentDeps, tenant: TenantRef, profileName: string) {
-  const profile = resolveProfile(deps, profileName);
-  const schema = await ensureTenantSchema(
-    deps.tenancy,
-    await guardTenant(deps.tenancy, tenant),
-    profile.schema_name,
-  );
+  const guarded = await guardTenant(deps.tenancy, tenant);
+  const profile = await resolveProfile(deps, guarded.tenant.full, profileName);
+  const schema = await ensureTenantSchema(deps.tenancy, guarded, profile.schema_name);
   return { profile, schema, template: deps.tenancy.catalog.get(profile.schema_name)! };
 }
 
@@ -145,9 +152,9 @@ export async function indexSources(
     sources: { sourceDocId: string; documents: DocumentInput[] }[];
   },
 ): Promise<{ schema: string; documents: number }> {
-  resolveProfile(deps, request.profile);
   // Guarded once for every group of sources.
   const tenant: GuardedTenant = await guardTenant(deps.tenancy, request.tenant);
+  await resolveProfile(deps, tenant.tenant.full, request.profile);
   const total = request.sources.reduce((sum, source) => sum + source.documents.length, 0);
   // Groups of sources whose documents one commit takes; a source larger than that goes alone.
   const groups: (typeof request.sources)[] = [];

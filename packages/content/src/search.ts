@@ -47,9 +47,11 @@ export async function searchContent(
   const started = performance.now();
   const names = request.profiles ?? (request.profile ? [request.profile] : []);
   if (names.length === 0) throw new BadRequestError('Give a profile, or a list of profiles to fuse');
-  const profiles = [...new Set(names)].map((name) => resolveProfile(deps, name));
-  const strategies = profiles.map((profile) => strategyFor(profile, request.strategy));
   const { tenant } = await requireTenant(deps.tenancy, request.tenant_id);
+  const profiles = await Promise.all(
+    [...new Set(names)].map((name) => resolveProfile(deps, tenant.full, name)),
+  );
+  const strategies = profiles.map((profile) => strategyFor(profile, request.strategy));
   const depth = profiles.length > 1 ? Math.max(request.top_k, 100) : request.top_k;
 
   const rankings = await Promise.all(
@@ -136,11 +138,12 @@ export async function searchContent(
   };
 }
 
-/** Profiles a tenant can search, with whether its schema holds anything yet. */
+/** Profiles a tenant can search (its own, then the shipped ones), with whether its schema holds anything yet. */
 export async function listProfiles(deps: ContentDeps, tenantId: string): Promise<Search.ProfileList> {
   const { tenant, record } = await requireTenant(deps.tenancy, tenantId);
+  const usable = await deps.profilesFor(tenant.full);
   const profiles = await Promise.all(
-    deps.profiles.list().map(async (profile) => {
+    usable.list().map(async (profile) => {
       const schema = tenantSchemaName(profile.schema_name, tenant);
       const deployed = record.schemas_deployed.includes(profile.schema_name);
       return {

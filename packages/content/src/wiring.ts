@@ -1,8 +1,8 @@
 /** The production wiring of content indexing and search. */
-import path from 'node:path';
 import { createMultiVectorEncoder, type MultiVectorEncoder } from '@tessera/encoders';
 import { platformEnv } from '@tessera/platform';
-import { LanceContentIndex, lanceConnection, type Profile, ProfileCatalog } from '@tessera/search';
+import { profiles, tenantProfiles } from '@tessera/profiles';
+import { LanceContentIndex, lanceConnection, type Profile } from '@tessera/search';
 import { tenancy } from '@tessera/tenancy';
 import type { ContentDeps } from './deps';
 
@@ -11,11 +11,13 @@ let deps: ContentDeps | undefined;
 export function content(): ContentDeps {
   if (deps) return deps;
   const tenancyDeps = tenancy();
+  const profilesDeps = profiles();
   const encoders = new Map<string, MultiVectorEncoder>();
   deps = {
     tenancy: tenancyDeps,
     index: new LanceContentIndex(lanceConnection(platformEnv.searchUri)),
-    profiles: new ProfileCatalog(path.join(platformEnv.configDir, 'profiles'), tenancyDeps.catalog),
+    profiles: profilesDeps.shipped,
+    profilesFor: (tenantFullId, options) => tenantProfiles(profilesDeps, tenantFullId, options),
     encoderFor(profile: Profile) {
       const url = profile.inference_services.pooling_url;
       const key = `${url ?? ''}|${profile.embedding_model}`;

@@ -1,6 +1,7 @@
 /** Settings of the document extractors, parsed once at load so a bad value fails at start. */
 import { availableParallelism } from 'node:os';
 import { parseEnv, type Settings } from '@tessera/core';
+import { llmVariables } from '@tessera/llm';
 import { z } from 'zod';
 
 const schema = z
@@ -18,17 +19,8 @@ const schema = z
     TESSERA_GLINER_URL: z.url().optional(),
     TESSERA_GLINER_THRESHOLD: z.coerce.number().min(0).max(1).default(0.5),
     TESSERA_GLINER_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
-    /** OpenAI-compatible endpoint, including its `/v1`: claims are extracted only when it is set. */
-    TESSERA_LLM_BASE_URL: z.url().optional(),
-    TESSERA_LLM_MODEL: z.string().min(1).optional(),
-    TESSERA_LLM_API_KEY: z.string().min(1).optional(),
-    TESSERA_LLM_TEMPERATURE: z.coerce.number().min(0).max(2).default(0.1),
-    TESSERA_LLM_MAX_TOKENS: z.coerce.number().int().positive().default(1000),
-    /** Seconds before a request times out. */
-    TESSERA_LLM_REQUEST_TIMEOUT: z.coerce.number().positive().default(120),
-    /** Total attempts per call: 1 means no retry. */
-    TESSERA_LLM_NUM_RETRIES: z.coerce.number().int().min(1).max(10).default(1),
-    TESSERA_LLM_SEED: z.coerce.number().int().optional(),
+    /** The deployment's LLM endpoint (`@tessera/llm`), for extractors built from the environment alone. */
+    ...llmVariables,
   })
   .superRefine((env, ctx) => {
     if (env.TESSERA_ENTITY_EXTRACTOR === 'gliner' && !env.TESSERA_GLINER_URL) {

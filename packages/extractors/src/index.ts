@@ -4,6 +4,7 @@ export { chunkText, TEXT_CHUNK_CHARS } from './chunking/text';
 export {
   CLAIM_PART_CHARS,
   EVIDENCE_FALLBACK_CHARS,
+  jsonLlm,
   OpenAIClaimExtractor,
   PRIOR_ENTITY_LIMIT,
   splitForClaims,
@@ -44,7 +45,6 @@ export {
   DocumentSegment,
   extractDocumentGraph,
 } from './documents/graph';
-export type { LlmEndpointOptions } from './documents/llm';
 export type { OpenAIEntityExtractorOptions } from './documents/llm-entities';
 export { OpenAIEntityExtractor } from './documents/llm-entities';
 export type {

@@ -22,4 +22,15 @@ export interface IngestionDeps {
   media?: () => Promise<MediaTools>;
   /** Where jobs go that need the media worker; absent: they run here. */
   mediaTasks?: MediaTaskLauncher;
+  /**
+   * The extractors of one tenant's graph pass, when they depend on the tenant (its LLM endpoint, through the
+   * platform's LLM client); `entities` and `claims` above otherwise.
+   */
+  extractorsFor?: (tenantFullId: string) => Promise<Extractors>;
+}
+
+export interface Extractors {
+  entities: EntityExtractor;
+  /** Absent when no LLM endpoint is configured for the tenant: claims are then skipped. */
+  claims?: ClaimExtractor;
 }

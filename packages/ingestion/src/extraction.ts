@@ -14,7 +14,7 @@ import {
 import { GraphWrite, MAX_ITEMS, upsertGraphs } from '@tessera/graph';
 import { normalizeNodeId } from '@tessera/graph/ids';
 import type { TenantRef } from '@tessera/tenancy';
-import type { IngestionDeps } from './deps';
+import type { Extractors, IngestionDeps } from './deps';
 import { ingestionEnv } from './env';
 import type { PipelineOutput } from './pipelines/types';
 
@@ -40,24 +40,31 @@ export type FileGraph =
 export function extractDocuments(
   deps: IngestionDeps,
   files: { sourceDocId: string; output: PipelineOutput }[],
+  extractors: Promise<Extractors> = extractorsOf(deps),
 ): Promise<DocumentGraph | undefined>[] {
   let previous: Promise<unknown> = Promise.resolve();
   return files.map(({ sourceDocId, output }) => {
-    const extracted = previous.then(() =>
-      output.segments.length === 0
-        ? undefined
-        : extractDocumentGraph({
-            sourceDocId,
-            segments: output.segments,
-            entities: deps.entities,
-            claims: deps.claims,
-            concurrency: ingestionEnv.extractionConcurrency,
-          }),
-    );
+    const extracted = previous.then(async () => {
+      if (output.segments.length === 0) return undefined;
+      const { entities, claims } = await extractors;
+      return extractDocumentGraph({
+        sourceDocId,
+        segments: output.segments,
+        entities,
+        claims,
+        concurrency: ingestionEnv.extractionConcurrency,
+      });
+    });
     // Handling it here marks it handled: a failure waits for `fileGraph` instead of crashing the process.
     previous = extracted.catch(() => undefined);
     return extracted;
   });
+}
+
+/** The extractors of a tenant's graph pass: its own when they depend on it, else the process's. */
+export function extractorsOf(deps: IngestionDeps, tenantFullId?: string): Promise<Extractors> {
+  if (deps.extractorsFor && tenantFullId !== undefined) return deps.extractorsFor(tenantFullId);
+  return Promise.resolve({ entities: deps.entities, claims: deps.claims });
 }
 
 const failedPass = (sourceDocId: string, error: unknown): GraphOutcome => {
@@ -137,6 +144,7 @@ export async function fileGraph(
   sourceDocId: string,
   output: PipelineOutput,
   extracted: Promise<DocumentGraph | undefined>,
+  entitiesName: string = deps.entities.name,
 ): Promise<FileGraph> {
   try {
     const graph = await extracted;
@@ -174,7 +182,7 @@ export async function fileGraph(
     );
     return {
       writes,
-      note: `claims ${graph.claims}; entities by ${deps.entities.name}${linked.length > 0 ? `; ${linked.length} cross-modal same_as edges` : ''}`,
+      note: `claims ${graph.claims}; entities by ${entitiesName}${linked.length > 0 ? `; ${linked.length} cross-modal same_as edges` : ''}`,
       backReferences: anything ? references : undefined,
     };
   } catch (error) {

@@ -10,7 +10,7 @@ import { type GuardedTenant, incarnationOf, requireTenant } from '@tessera/tenan
 import type { IngestionDeps } from './deps';
 import { ingestionEnv } from './env';
 import { ContentError, PipelineError } from './errors';
-import { extractDocuments, fileGraph, storeGraphs } from './extraction';
+import { extractDocuments, extractorsOf, fileGraph, storeGraphs } from './extraction';
 import type { FileResult, JobFile, JobRecord } from './model';
 import type { PipelineContext, PipelineOutput } from './pipelines/types';
 import type { SourceRecord } from './ports';
@@ -65,19 +65,25 @@ export async function prepareFile(
         : { ...base, status: 'skipped' };
     return { file, base, hash, outcome };
   };
-  const profile = deps.content.profiles.get(file.profile)!;
-  const pipeline = pipelineFor(profile);
-  const context: PipelineContext = {
-    name: file.name,
-    extension: extensionOf(file.name),
-    profile,
-    media: deps.media,
-    // A job that can go to the media worker goes there rather than outlive its attempt.
-    handOffBefore: deps.mediaTasks ? (options.deadline ?? Number.POSITIVE_INFINITY) : undefined,
-    signal: options.signal,
-  };
   let hash = '';
   try {
+    const profile = (await deps.content.profilesFor(job.tenant_id)).get(file.profile);
+    if (!profile) {
+      throw new ContentError(
+        'UnknownProfile',
+        `Profile '${file.profile}' no longer exists for tenant '${job.tenant_id}'`,
+      );
+    }
+    const pipeline = pipelineFor(profile);
+    const context: PipelineContext = {
+      name: file.name,
+      extension: extensionOf(file.name),
+      profile,
+      media: deps.media,
+      // A job that can go to the media worker goes there rather than outlive its attempt.
+      handOffBefore: deps.mediaTasks ? (options.deadline ?? Number.POSITIVE_INFINITY) : undefined,
+      signal: options.signal,
+    };
     if (pipeline.reads === 'bytes') {
       const bytes = await read(file);
       hash = createHash('sha256').update(bytes).digest('hex');
@@ -144,12 +150,20 @@ export async function finishFiles(
     }
   }
   const stored = pending.filter((item) => item.outcome === undefined);
+  // The graph extraction (on the tagging threads) runs with the tenant's extractors (its LLM endpoint for
+  // claims); a failure to build them fails each file's graph pass, not the job.
+  const extractors = extractorsOf(deps, job.tenant_id);
+  extractors.catch(() => undefined);
   const extracted = extractDocuments(
     deps,
     stored.map((item) => ({ sourceDocId: item.file.name, output: item.output! })),
+    extractors,
   );
+  const entitiesName = (await extractors.catch(() => undefined))?.entities.name;
   const graphs = await Promise.all(
-    stored.map((item, index) => fileGraph(deps, item.file.name, item.output!, extracted[index]!)),
+    stored.map((item, index) =>
+      fileGraph(deps, item.file.name, item.output!, extracted[index]!, entitiesName),
+    ),
   );
   const outcomes =
     stored.length === 0

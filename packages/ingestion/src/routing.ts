@@ -1,7 +1,7 @@
 /** Which profile and pipeline a file goes to: document 1's extension table, or the profile the caller named. */
 import path from 'node:path';
 import { BadRequestError } from '@tessera/core';
-import type { Profile, ProfileCatalog } from '@tessera/search';
+import type { Profile, ProfileSource } from '@tessera/search';
 import { codePipeline } from './pipelines/code';
 import { documentPipeline } from './pipelines/documents';
 import { audioPipeline, imagePipeline, videoPipeline } from './pipelines/media';
@@ -19,8 +19,21 @@ export function extensionOf(name: string): string {
   return path.extname(name).toLowerCase();
 }
 
-/** The profile a file is indexed with; a 400 naming the problem when there is none or it does not fit. */
-export function profileFor(catalog: ProfileCatalog, name: string, requested?: string): Profile {
+/** Refuses a profile that cannot be ingested into: it names no model loader to embed its documents with. */
+function ingestible(profile: Profile): Profile {
+  if (!profile.model_loader) {
+    throw new BadRequestError(
+      `Profile '${profile.profile_name}' cannot be ingested into: it names no model_loader (one of colbert, colpali, colqwen, xclip), so its documents cannot be embedded; it can only be deployed`,
+    );
+  }
+  return profile;
+}
+
+/**
+ * The profile a file is indexed with, among the tenant's (`catalog`: its own, then the shipped ones); a 400
+ * naming the problem when there is none or it does not fit.
+ */
+export function profileFor(catalog: ProfileSource, name: string, requested?: string): Profile {
   const extension = extensionOf(name);
   if (requested) {
     const profile = catalog.get(requested);
@@ -32,6 +45,7 @@ export function profileFor(catalog: ProfileCatalog, name: string, requested?: st
           .join(', ')}`,
       );
     }
+    ingestible(profile);
     if (!pipelines[profile.type] || !profile.extensions.includes(extension)) {
       throw new BadRequestError(
         `Profile '${requested}' cannot ingest ${extension ? `'${extension}'` : 'extension-less'} files (${name}); it takes ${profile.extensions.join(' ') || 'no uploads'}`,
@@ -40,13 +54,14 @@ export function profileFor(catalog: ProfileCatalog, name: string, requested?: st
     return profile;
   }
   const profile = catalog.forExtension(extension);
+  if (profile) ingestible(profile);
   if (!profile || !pipelines[profile.type]) {
     const known = catalog
       .list()
       .filter((p) => pipelines[p.type])
       .flatMap((p) => p.extensions);
     throw new BadRequestError(
-      `No profile ingests ${extension ? `'${extension}'` : 'extension-less'} files (${name}); supported: ${known.join(' ')}`,
+      `No profile ingests ${extension ? `'${extension}'` : 'extension-less'} files (${name}); supported: ${[...new Set(known)].join(' ')}`,
     );
   }
   return profile;

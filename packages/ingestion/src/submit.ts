@@ -31,6 +31,14 @@ function checkSize(name: string, size: number): void {
   }
 }
 
+/** The tenant's profiles; read again when the one requested is not among them (created a moment ago elsewhere). */
+async function profilesOf(deps: IngestionDeps, tenantFullId: string, requested?: string) {
+  const profiles = await deps.content.profilesFor(tenantFullId);
+  return requested && !profiles.get(requested)
+    ? deps.content.profilesFor(tenantFullId, { fresh: true })
+    : profiles;
+}
+
 function fileName(raw: string): string {
   const name = cleanName(raw);
   if (!name) throw new BadRequestError(`File name '${raw}' is not usable: give the file a name`);
@@ -145,6 +153,7 @@ export async function submitUpload(
       { type: 'missing', loc: ['body', 'file'], msg: 'Field required', input: null },
     ]);
   }
+  const profiles = await profilesOf(deps, tenant.full, request.profile);
   const jobId = newJobId();
   const key = uploadKey(tenant.full, jobId);
   const seen = new Set<string>();
@@ -154,7 +163,7 @@ export async function submitUpload(
     if (seen.has(name)) throw new BadRequestError(`File '${name}' is given twice in one upload`);
     seen.add(name);
     checkSize(name, file.bytes.byteLength);
-    const profile = profileFor(deps.content.profiles, name, request.profile);
+    const profile = profileFor(profiles, name, request.profile);
     // A media file whose first bytes are another type than its extension says is refused now (400).
     if (readsFile(profile)) checkMediaType(name, extensionOf(name), file.bytes.subarray(0, SNIFF_BYTES));
     const entry = { name, key, offset, size: file.bytes.byteLength, profile: profile.profile_name };
@@ -190,7 +199,7 @@ export async function presignUpload(
   const { tenant } = guarded;
   const name = fileName(request.filename);
   checkSize(name, request.size);
-  const profile = profileFor(deps.content.profiles, name, request.profile);
+  const profile = profileFor(await profilesOf(deps, tenant.full, request.profile), name, request.profile);
   const jobId = newJobId();
   const key = incomingKey(tenant.full, jobId, name);
   const job = newJob(
@@ -237,13 +246,14 @@ export async function startRun(deps: IngestionDeps, request: Ingestion.StartRequ
   if (objects.length === 0) {
     throw new BadRequestError(`No objects to ingest under ${deps.blobs.describe(prefix)}`);
   }
+  const profiles = await profilesOf(deps, tenant.full, request.profile);
   const files = objects.map(({ key }): JobFile => {
     const size = listed.get(key);
     const name = key.slice(root.length);
     if (size === undefined)
       throw new BadRequestError(`No object '${name}' under ${deps.blobs.describe(root)}`);
     checkSize(name, size);
-    const profile = profileFor(deps.content.profiles, name, request.profile);
+    const profile = profileFor(profiles, name, request.profile);
     return { name, key, size, profile: profile.profile_name };
   });
   return register(deps, newJob(guarded, files, 'start'), true);

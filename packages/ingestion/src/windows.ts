@@ -65,8 +65,15 @@ export async function runWindows(
   for (let start = 0; start < job.files.length && cancelled === undefined; start += WINDOW) {
     // Files are read and run through their pipelines a few at a time (reads and lookups overlap), in order.
     const window = job.files.slice(start, start + WINDOW);
-    const known = await deps.jobs.sources(job.tenant_id, window);
-    const media = (file: JobFile) => readsFile(deps.content.profiles.get(file.profile)!);
+    const [known, profiles] = await Promise.all([
+      deps.jobs.sources(job.tenant_id, window),
+      deps.content.profilesFor(job.tenant_id),
+    ]);
+    // A profile gone since the submit fails its file when it is prepared; its bytes are read as a document's.
+    const media = (file: JobFile) => {
+      const profile = profiles.get(file.profile);
+      return profile !== undefined && readsFile(profile);
+    };
     // Media files are spooled one by one from their own ranges; the others share the window's reads.
     const read = windowReader(
       deps,

@@ -1,7 +1,13 @@
 /** The production wiring of ingestion. */
+import { llmClient } from '@tessera/config/llm';
 import { content } from '@tessera/content';
 import { taskEvents } from '@tessera/events';
-import { createClaimExtractor, createEntityExtractor } from '@tessera/extractors';
+import {
+  createEntityExtractor,
+  extractorsEnv,
+  OpenAIClaimExtractor,
+  OpenAIEntityExtractor,
+} from '@tessera/extractors';
 import { graphDeps } from '@tessera/graph';
 import type { IngestionDeps } from './deps';
 import { DynamoJobRepository } from './dynamo-job-repository';
@@ -23,15 +29,27 @@ export function mediaTaskLauncher(env = ingestionEnv): MediaTaskLauncher | undef
 }
 
 export function ingestion(): IngestionDeps {
-  deps ??= {
+  if (deps) return deps;
+  const entities = createEntityExtractor();
+  const llm = llmClient();
+  deps = {
     content: content(),
     graph: graphDeps(),
     events: taskEvents(),
     jobs: new DynamoJobRepository(),
     blobs: new S3BlobStore(),
     queue: new SqsJobQueue(),
-    entities: createEntityExtractor(),
-    claims: createClaimExtractor(),
+    entities,
+    // A job's LLM calls go to its tenant's endpoint (its `llm` record, else the system's, else TESSERA_LLM_*),
+    // resolved by the one LLM client on every call, so a changed record holds from the next call on.
+    extractorsFor: async (tenantFullId) => {
+      const tenantLlm = llm.forTenant(tenantFullId);
+      const configured = await tenantLlm.settings();
+      return {
+        entities: extractorsEnv.entityExtractor === 'llm' ? new OpenAIEntityExtractor(tenantLlm) : entities,
+        claims: configured ? new OpenAIClaimExtractor(tenantLlm) : undefined,
+      };
+    },
     ...(ingestionEnv.mediaTools && { media: loadMediaTools }),
     mediaTasks: mediaTaskLauncher(),
   };

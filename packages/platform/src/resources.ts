@@ -89,6 +89,23 @@ export const tables = {
     envVar: 'TESSERA_TABLE_INGESTION_SLOTS',
     partitionKey: 'tenant_id',
   },
+  /** Backend profiles of tenants: one row a version (`<profile_name>#<version>`), every version kept. */
+  profiles: {
+    name: 'profiles',
+    envVar: 'TESSERA_TABLE_PROFILES',
+    partitionKey: 'tenant_id',
+    sortKey: 'profile_version',
+  },
+  /**
+   * Configuration records, append-only: one row a version (`<kind>#<version>`) per tenant, the system
+   * configuration under the reserved system tenant.
+   */
+  configRecords: {
+    name: 'config-records',
+    envVar: 'TESSERA_TABLE_CONFIG_RECORDS',
+    partitionKey: 'tenant_id',
+    sortKey: 'kind_version',
+  },
 } satisfies Record<string, TableDef>;
 
 export const queues = {

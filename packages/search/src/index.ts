@@ -15,7 +15,17 @@ export {
 export type { ScoringOptions } from './lance-scoring';
 export type { Relevance } from './metrics';
 export { ndcg, precision, recall, reciprocalRank, reciprocalRankFusion } from './metrics';
-export { Profile, ProfileCatalog } from './profiles';
+export {
+  InferenceServices,
+  nonTextFields,
+  Profile,
+  ProfileCatalog,
+  type ProfileSource,
+  STRATEGY_CLASSES,
+  strategyClassNames,
+  TenantProfiles,
+  unknownStrategyClasses,
+} from './profiles';
 export { type DocumentRow, documentTable, type TokenMatrix } from './rows';
 export {
   binaryMaxSim,

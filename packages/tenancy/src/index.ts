@@ -12,6 +12,7 @@ export {
 export { TenantDataOwners } from './owners';
 export type { PublicTenant } from './records';
 export { incarnationOf, Organization, publicTenant, RegistryRow, TenantRecord, TierRecord } from './records';
+export { deployTenantSchema, dropTenantSchema } from './schemas';
 export type { TenancyStore } from './store';
 export type { GuardedTenant, TenantRef } from './tenants';
 export {

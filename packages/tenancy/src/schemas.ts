@@ -2,6 +2,7 @@
 import {
   BadRequestError,
   ConflictError,
+  HttpError,
   type TenantId,
   tenantSchemaName,
   tenantSchemaSuffix,
@@ -128,10 +129,14 @@ function deployedOf(deps: TenancyDeps): Map<string, Promise<string>> {
   return known;
 }
 
-/** Forgets what this process knew deployed of a tenant (it is being removed). */
-export function forgetDeployedSchemas(deps: TenancyDeps, tenantFullId: string): void {
+/** Forgets what this process knew deployed of a tenant (it is being removed), or of one of its bases. */
+export function forgetDeployedSchemas(deps: TenancyDeps, tenantFullId: string, base?: string): void {
   const known = deployedOf(deps);
-  for (const key of known.keys()) if (key.startsWith(`${tenantFullId}\u0000`)) known.delete(key);
+  for (const key of known.keys()) {
+    if (key.startsWith(`${tenantFullId}\u0000`) && (base === undefined || key.endsWith(`\u0000${base}`))) {
+      known.delete(key);
+    }
+  }
 }
 
 /**
@@ -167,16 +172,114 @@ async function deployAuxiliary(
   const rows = await deps.store.listRegistryRows(tenant.full);
   if (rows.some((row) => row.schema_name === schemaName)) return schemaName;
   await deploySchema(deps, tenant, base, 'auxiliary');
-  // Record it on the tenant too; a concurrent change only means another writer already did or will retry.
+  await recordDeployedBases(deps, tenant, record, (bases) =>
+    bases.includes(base) ? bases : [...bases, base],
+  );
+  return schemaName;
+}
+
+/**
+ * Changes the tenant record's `schemas_deployed`; a concurrent change of the record only means another writer
+ * already did it or will retry, so a few attempts suffice.
+ */
+async function recordDeployedBases(
+  deps: TenancyDeps,
+  tenant: TenantId,
+  record: TenantRecord,
+  change: (bases: string[]) => string[],
+): Promise<void> {
   let current: TenantRecord | undefined = record;
-  for (let attempt = 0; attempt < 5 && current && !current.schemas_deployed.includes(base); attempt++) {
-    const next = {
-      ...current,
-      schemas_deployed: [...current.schemas_deployed, base],
-      revision: current.revision + 1,
-    };
-    if (await deps.store.replaceTenant(next, current.revision)) break;
+  for (let attempt = 0; attempt < 5 && current; attempt++) {
+    const bases = change(current.schemas_deployed);
+    if (
+      bases.length === current.schemas_deployed.length &&
+      bases.every((b, i) => b === current!.schemas_deployed[i])
+    )
+      return;
+    const next = { ...current, schemas_deployed: bases, revision: current.revision + 1 };
+    if (await deps.store.replaceTenant(next, current.revision)) return;
     current = await deps.store.getTenant(tenant.orgId, tenant.tenantName);
   }
-  return schemaName;
+}
+
+/** Whether a tenant schema is deployed: it has a registry row and a table. */
+async function isDeployed(deps: TenancyDeps, tenant: TenantId, schemaName: string) {
+  const [rows, live] = await Promise.all([
+    deps.store.listRegistryRows(tenant.full),
+    deps.backend.listSchemas(),
+  ]);
+  const row = rows.find((candidate) => candidate.schema_name === schemaName);
+  return { row, rows, table: live.includes(schemaName), live };
+}
+
+/**
+ * Deploys a base schema for a tenant on request (a profile's deploy): registers it and creates its table, or,
+ * when both exist already, does nothing unless `force`, which registers it again and brings the table to the
+ * shipped definition. Throws when the backend refuses; the template must exist.
+ */
+export async function deployTenantSchema(
+  deps: TenancyDeps,
+  tenant: TenantId,
+  record: TenantRecord,
+  base: string,
+  options: { force?: boolean } = {},
+): Promise<{ schemaName: string; status: 'success' | 'already_deployed' }> {
+  const template = deps.catalog.get(base);
+  if (!template) throw new BadRequestError(`Schema template '${base}_schema.json' not found`);
+  const schemaName = tenantSchemaName(base, tenant);
+  const { row, table } = await isDeployed(deps, tenant, schemaName);
+  if (row && table && !options.force) return { schemaName, status: 'already_deployed' };
+  try {
+    await deploySchema(deps, tenant, base, row?.kind ?? 'primary');
+  } catch (error) {
+    // The row written ahead of the table goes again, so a registry row still means a deployed schema.
+    if (!row) await deps.store.deleteRegistryRow(tenant.full, schemaName).catch(() => undefined);
+    throw error;
+  }
+  if (table && options.force) {
+    const migrated = await deps.backend.migrateSchema(schemaName, template);
+    if (migrated.status === 'refused') throw new Error(migrated.reason);
+  }
+  await recordDeployedBases(deps, tenant, record, (bases) =>
+    bases.includes(base) ? bases : [...bases, base],
+  );
+  return { schemaName, status: 'success' };
+}
+
+/**
+ * Drops one base schema of a tenant (a profile delete with `delete_schema`): its table, registry row and place
+ * in the tenant record. Refuses (409) a schema a platform feature deployed for itself, and (500, dropping
+ * nothing) while the tenant has deployed tables the registry cannot reconstruct. Answers false when there was
+ * no such schema.
+ */
+export async function dropTenantSchema(
+  deps: TenancyDeps,
+  tenant: TenantId,
+  record: TenantRecord,
+  base: string,
+): Promise<{ schemaName: string; dropped: boolean }> {
+  const schemaName = tenantSchemaName(base, tenant);
+  const { row, rows, table, live } = await isDeployed(deps, tenant, schemaName);
+  if (!row && !table) return { schemaName, dropped: false };
+  if (row?.kind === 'auxiliary') {
+    throw new ConflictError(
+      `Schema '${base}' is used by the platform for tenant ${tenant.full} (deployed on its first write); it is not dropped with a profile`,
+    );
+  }
+  const registered = new Set(rows.map((r) => r.schema_name));
+  const suffix = tenantSchemaSuffix(tenant);
+  const unrecoverable = live.filter(
+    (name) => name.endsWith(suffix) && name !== schemaName && !registered.has(name),
+  );
+  if (unrecoverable.length > 0) {
+    throw new HttpError(
+      500,
+      `Schema '${schemaName}' was not dropped: dropping it would also drop deployed schemas the registry cannot reconstruct (${unrecoverable.join(', ')}); register or remove them first, then retry`,
+    );
+  }
+  forgetDeployedSchemas(deps, tenant.full, base);
+  await deps.backend.dropSchema(schemaName);
+  if (row) await deps.store.deleteRegistryRow(tenant.full, schemaName);
+  await recordDeployedBases(deps, tenant, record, (bases) => bases.filter((b) => b !== base));
+  return { schemaName, dropped: true };
 }

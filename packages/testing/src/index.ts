@@ -6,6 +6,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
 
+export { type ChatReply, type ChatRequest, openAIChat } from './openai';
+
 export interface SeenRequest {
   method: string;
   url: string;

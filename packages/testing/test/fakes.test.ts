@@ -2,20 +2,24 @@
 import { HashedTokenEncoder } from '@tessera/encoders';
 import {
   blobStoreContract,
+  configStoreContract,
   contentIndexContract,
   graphStoreContract,
   jobQueueContract,
   jobRepositoryContract,
+  profileStoreContract,
   searchBackendContract,
   taskEventsContract,
   tenancyStoreContract,
 } from '../src/contracts/index';
 import {
   InMemoryBlobStore,
+  InMemoryConfigStore,
   InMemoryContentIndex,
   InMemoryGraphStore,
   InMemoryJobQueue,
   InMemoryJobRepository,
+  InMemoryProfileStore,
   InMemorySearchBackend,
   InMemorySearchDatabase,
   InMemoryTaskEvents,
@@ -43,6 +47,8 @@ jobQueueContract('InMemoryJobQueue', () => ({
 jobRepositoryContract('InMemoryJobRepository', (now) => new InMemoryJobRepository(now));
 taskEventsContract('InMemoryTaskEvents', (now) => new InMemoryTaskEvents(now));
 tenancyStoreContract('InMemoryTenancyStore', () => new InMemoryTenancyStore());
+configStoreContract('InMemoryConfigStore', () => new InMemoryConfigStore());
+profileStoreContract('InMemoryProfileStore', () => new InMemoryProfileStore());
 
 const search = new InMemorySearchDatabase();
 searchBackendContract('InMemorySearchBackend', () => new InMemorySearchBackend(search));

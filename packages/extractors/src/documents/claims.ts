@@ -5,11 +5,11 @@
  * most 3,000 characters, one call per part, claims merged.
  */
 import { normalizeNodeId } from '@tessera/graph/ids';
+import { type JsonLlm, LlmCallError, LlmEndpoint, type LlmEndpointOptions } from '@tessera/llm';
 import { z } from 'zod';
 import { cutInto } from '../chunking/text';
 import { ClaimExtractionError } from './errors';
 import { onlyFunctionWords } from './filter';
-import { LlmCallError, LlmEndpoint, type LlmEndpointOptions } from './llm';
 import type { Claim, ClaimContext, ClaimExtractor, PriorEntity } from './types';
 import { locate } from './verbatim';
 import { normalizePredicate, PREDICATES, type Predicate } from './vocabulary';
@@ -151,13 +151,17 @@ function priorList(prior: PriorEntity[]): string {
   ].join('\n');
 }
 
+/** An endpoint of fixed settings, or the LLM client's calls for one tenant. */
+export const jsonLlm = (llm: LlmEndpointOptions | JsonLlm): JsonLlm =>
+  'json' in llm ? llm : new LlmEndpoint(llm);
+
 export class OpenAIClaimExtractor implements ClaimExtractor {
   readonly name: string;
-  private readonly endpoint: LlmEndpoint;
+  private readonly endpoint: JsonLlm;
 
-  constructor(options: LlmEndpointOptions) {
-    this.endpoint = new LlmEndpoint(options);
-    this.name = `llm:${options.model}`;
+  constructor(llm: LlmEndpointOptions | JsonLlm) {
+    this.endpoint = jsonLlm(llm);
+    this.name = this.endpoint.name;
   }
 
   async extract(text: string, context: ClaimContext): Promise<Claim[]> {

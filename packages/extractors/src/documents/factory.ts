@@ -1,9 +1,9 @@
 /** Picks the entity and claim extractors the settings ask for. */
+import type { LlmEndpointOptions } from '@tessera/llm';
 import { type ExtractorsEnv, extractorsEnv } from '../env';
 import { OpenAIClaimExtractor } from './claims';
 import { CompromiseEntityExtractor } from './embedded';
 import { GlinerEntityExtractor } from './gliner';
-import type { LlmEndpointOptions } from './llm';
 import { OpenAIEntityExtractor } from './llm-entities';
 import type { ClaimExtractor, EntityExtractor } from './types';
 

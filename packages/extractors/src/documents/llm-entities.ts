@@ -1,13 +1,14 @@
 /** Entity extraction by an LLM behind an OpenAI-compatible endpoint, answering under a strict JSON schema. */
+import { type JsonLlm, LlmCallError, type LlmEndpointOptions } from '@tessera/llm';
 import { z } from 'zod';
+import { jsonLlm } from './claims';
 import { EntityExtractionError } from './errors';
 import { filterEntities } from './filter';
-import { LlmCallError, LlmEndpoint, type LlmEndpointOptions } from './llm';
 import type { EntityExtractor, ExtractedEntity, ExtractionContext } from './types';
 import { locate } from './verbatim';
 import { ENTITY_LABELS, type EntityLabel } from './vocabulary';
 
-export interface OpenAIEntityExtractorOptions extends LlmEndpointOptions {
+export interface OpenAIEntityExtractorOptions {
   /** Labels asked for. Default all 15. */
   labels?: readonly EntityLabel[];
 }
@@ -53,14 +54,18 @@ function systemPrompt(labels: readonly EntityLabel[]): string {
 export class OpenAIEntityExtractor implements EntityExtractor {
   readonly name: string;
   readonly labels: readonly EntityLabel[];
-  private readonly endpoint: LlmEndpoint;
+  private readonly endpoint: JsonLlm;
   private readonly schema: Record<string, unknown>;
   private readonly system: string;
 
-  constructor(options: OpenAIEntityExtractorOptions) {
-    this.endpoint = new LlmEndpoint(options);
-    this.name = `llm:${options.model}`;
-    this.labels = options.labels ?? ENTITY_LABELS;
+  /** An endpoint of fixed settings (with the labels to ask for), or the LLM client's calls for one tenant. */
+  constructor(
+    llm: (LlmEndpointOptions & OpenAIEntityExtractorOptions) | JsonLlm,
+    options: OpenAIEntityExtractorOptions = {},
+  ) {
+    this.endpoint = jsonLlm(llm);
+    this.name = this.endpoint.name;
+    this.labels = options.labels ?? ('labels' in llm ? llm.labels : undefined) ?? ENTITY_LABELS;
     this.schema = schemaFor(this.labels);
     this.system = systemPrompt(this.labels);
   }

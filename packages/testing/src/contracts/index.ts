@@ -3,10 +3,12 @@
  * adapter) and its in-memory fake (a unit test in this package), so the fake stays faithful.
  */
 export { type BlobStoreSubject, blobStoreContract } from './blob-store';
+export { configStoreContract } from './config-store';
 export { type ContentIndexSubject, contentIndexContract } from './content-index';
 export { type GraphStoreSubject, graphStoreContract } from './graph-store';
 export { type JobQueueSubject, jobQueueContract } from './job-queue';
 export { jobRepositoryContract } from './job-repository';
+export { profileStoreContract, storedProfile } from './profile-store';
 export { searchBackendContract } from './search-backend';
 export { contractClock, refusal, unique } from './support';
 export { taskEventsContract } from './task-events';

@@ -2,16 +2,21 @@
  * The domains' dependencies over the in-memory fakes, for domain unit tests that need no emulator: one
  * tenancy, content, graph and ingestion wiring sharing one in-memory search database and one clock.
  */
+import { ConfigCache, type ConfigDeps, configData } from '@tessera/config';
 import type { ContentDeps } from '@tessera/content';
+import { KeyedSerializer } from '@tessera/core';
 import { HashedTokenEncoder } from '@tessera/encoders';
 import { taskEventsTenantData } from '@tessera/events';
 import { type ClaimExtractor, CompromiseEntityExtractor, type EntityExtractor } from '@tessera/extractors';
 import type { GraphDeps } from '@tessera/graph';
 import { type IngestionDeps, ingestionTenantData } from '@tessera/ingestion';
+import { type ProfilesDeps, ProfileViews, profilesData, tenantProfiles } from '@tessera/profiles';
 import { type TenancyDeps, TenantDataOwners } from '@tessera/tenancy';
 import { profileCatalog, schemaCatalog } from '../catalogs';
+import { InMemoryConfigStore } from './config-store';
 import { InMemoryGraphStore } from './graph-store';
 import { InMemoryBlobStore, InMemoryJobQueue, InMemoryJobRepository } from './ingestion';
+import { InMemoryProfileStore } from './profile-store';
 import { InMemoryContentIndex, InMemorySearchBackend, InMemorySearchDatabase } from './search';
 import { InMemoryTaskEvents } from './task-events';
 import { InMemoryTenancyStore } from './tenancy-store';
@@ -30,6 +35,8 @@ export interface FakeDomains {
   search: InMemorySearchDatabase;
   backend: InMemorySearchBackend;
   tenancy: TenancyDeps & { store: InMemoryTenancyStore };
+  config: ConfigDeps & { store: InMemoryConfigStore };
+  profiles: ProfilesDeps & { store: InMemoryProfileStore };
   content: ContentDeps & { index: InMemoryContentIndex };
   graph: GraphDeps & { store: InMemoryGraphStore };
   ingestion: IngestionDeps & {
@@ -57,11 +64,28 @@ export function fakeDomains(
     defaultBaseSchemas: ['video_frames'],
     owners: new TenantDataOwners(),
   };
+  const config = {
+    store: new InMemoryConfigStore(),
+    tenancy,
+    cache: new ConfigCache(2000, clock.now),
+    writes: new KeyedSerializer(),
+    now: clock.now,
+  };
+  const profiles = {
+    store: new InMemoryProfileStore(),
+    tenancy,
+    shipped: profileCatalog,
+    views: new ProfileViews(2000, clock.now),
+    writes: new KeyedSerializer(),
+    now: clock.now,
+  };
   const encoder = new HashedTokenEncoder();
   const content = {
     tenancy,
     index: new InMemoryContentIndex(search),
     profiles: profileCatalog,
+    profilesFor: (tenantFullId: string, options?: { fresh?: boolean }) =>
+      tenantProfiles(profiles, tenantFullId, options),
     encoderFor: () => encoder,
   };
   const graph = { tenancy, encoder, store: new InMemoryGraphStore(search, encoder) };
@@ -78,6 +102,8 @@ export function fakeDomains(
   // The stores holding tenant data, in the order the application registers them (functions/tenant-data.ts).
   tenancy.owners
     .register(ingestionTenantData(ingestion, PURGE_TIMING))
-    .register(taskEventsTenantData(events, PURGE_TIMING));
-  return { clock, search, backend, tenancy, content, graph, ingestion };
+    .register(taskEventsTenantData(events, PURGE_TIMING))
+    .register(profilesData(profiles))
+    .register(configData(config));
+  return { clock, search, backend, tenancy, config, profiles, content, graph, ingestion };
 }

@@ -3,9 +3,11 @@
  * contract suites (`@tessera/testing/contracts`), and the domains wired over them.
  */
 export { profileCatalog, schemaCatalog } from '../catalogs';
+export { InMemoryConfigStore } from './config-store';
 export { type FakeDomains, fakeDomains, TestClock } from './domains';
 export { InMemoryGraphStore } from './graph-store';
 export { InMemoryBlobStore, InMemoryJobQueue, InMemoryJobRepository } from './ingestion';
+export { InMemoryProfileStore } from './profile-store';
 export {
   InMemoryContentIndex,
   InMemorySearchBackend,

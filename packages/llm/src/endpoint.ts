@@ -1,29 +1,30 @@
 /**
  * One OpenAI-compatible chat endpoint, called through the `openai` client with a strict `json_schema` response
- * format. Defaults are those of the LLM endpoint record: temperature 0.1, max_tokens 1000, request_timeout 120 s,
- * num_retries 1 (total attempts, so no retry).
+ * format. Defaults are those of the LLM endpoint record: temperature 0.1, max_tokens 1000, request_timeout
+ * 120 s, num_retries 1 (total attempts, so no retry). A call never outlives request_timeout × attempts.
  */
-
 import { networkMessage } from '@tessera/core';
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import { shorten } from './http';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 
 export interface LlmEndpointOptions {
   /** OpenAI-compatible base URL including its `/v1` (the client appends `/chat/completions`). */
   baseURL: string;
+  /** The model as sent to the endpoint (no provider prefix). */
   model: string;
   /** Sent as a bearer token; without one no Authorization header is sent. */
   apiKey?: string;
   temperature?: number;
   maxTokens?: number;
-  /** Seconds before a request times out. */
+  /** Seconds before one attempt times out. */
   requestTimeout?: number;
   /** Total attempts per call (1: no retry); the client retries connection errors, 408, 409, 429 and 5xx. */
   numRetries?: number;
   seed?: number;
+  /** Headers sent with every request (the semantic router's identity and tier headers). */
+  headers?: Record<string, string>;
 }
 
-/** A failed call, in words naming the endpoint; the extractors add the document context. */
+/** A failed call, in words naming the endpoint; callers add their own context. */
 export class LlmCallError extends Error {}
 
 export interface JsonSchemaFormat {
@@ -31,9 +32,28 @@ export interface JsonSchemaFormat {
   schema: Record<string, unknown>;
 }
 
-export class LlmEndpoint {
+/** What an LLM caller needs: a JSON answer under a strict schema, and words for where it came from. */
+export interface JsonLlm {
+  /** `llm:<model>`, for the names of what extracts with it. */
+  readonly name: string;
+  /** Where requests go, for messages. */
+  readonly description: string;
+  /** The parsed JSON object the model answers under the strict schema; throws `LlmCallError`. */
+  json(system: string, user: string, format: JsonSchemaFormat): Promise<unknown>;
+}
+
+/** Header names a client may never set: the router's identity and tier headers are the platform's alone. */
+export const isAuthzHeader = (name: string) => /^x-authz-/i.test(name);
+
+export function shorten(text: string, max = 300): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+export class LlmEndpoint implements JsonLlm {
   readonly model: string;
   readonly baseURL: string;
+  readonly headers: Record<string, string>;
   private readonly client: OpenAI;
   private readonly temperature: number;
   private readonly maxTokens: number;
@@ -49,11 +69,12 @@ export class LlmEndpoint {
     this.seed = options.seed;
     this.timeoutS = options.requestTimeout ?? 120;
     this.attempts = options.numRetries ?? 1;
+    this.headers = { ...(options.headers ?? {}) };
     this.client = new OpenAI({
       baseURL: this.baseURL,
       // The client insists on a key; an endpoint without one gets no Authorization header at all.
       apiKey: options.apiKey ?? 'unused',
-      ...(options.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
+      defaultHeaders: { ...this.headers, ...(options.apiKey ? {} : { Authorization: null }) },
       organization: null,
       project: null,
       webhookSecret: null,
@@ -63,31 +84,43 @@ export class LlmEndpoint {
     });
   }
 
-  /** Where requests go, for messages. */
+  get name(): string {
+    return `llm:${this.model}`;
+  }
+
   get description(): string {
     return `LLM endpoint at ${this.baseURL} (model ${this.model})`;
   }
 
-  /** The parsed JSON object the model answers under the strict schema; throws `LlmCallError`. */
   async json(system: string, user: string, format: JsonSchemaFormat): Promise<unknown> {
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
-      completion = await this.client.chat.completions.create({
-        model: this.model,
-        messages: [
-          { role: 'system', content: system },
-          { role: 'user', content: user },
-        ],
-        temperature: this.temperature,
-        max_tokens: this.maxTokens,
-        ...(this.seed === undefined ? {} : { seed: this.seed }),
-        response_format: {
-          type: 'json_schema',
-          json_schema: { name: format.name, strict: true, schema: format.schema },
+      completion = await this.client.chat.completions.create(
+        {
+          model: this.model,
+          messages: [
+            { role: 'system', content: system },
+            { role: 'user', content: user },
+          ],
+          temperature: this.temperature,
+          max_tokens: this.maxTokens,
+          ...(this.seed === undefined ? {} : { seed: this.seed }),
+          response_format: {
+            type: 'json_schema',
+            json_schema: { name: format.name, strict: true, schema: format.schema },
+          },
         },
-      });
+        // Retries back off between attempts; the whole call still ends within timeout × attempts.
+        { signal: AbortSignal.timeout(this.timeoutS * this.attempts * 1000) },
+      );
     } catch (error) {
       throw new LlmCallError(`${this.description} ${this.callFailure(error)}`, { cause: error });
+    }
+    // An endpoint answering something other than JSON gets its text back from the client.
+    if (typeof completion !== 'object' || completion === null) {
+      throw new LlmCallError(
+        `${this.description} answered with something that is not JSON: ${shorten(String(completion))}`,
+      );
     }
     const choice = completion.choices?.[0];
     const message = choice?.message;
@@ -109,12 +142,15 @@ export class LlmEndpoint {
 
   private callFailure(error: unknown): string {
     const attempts = `${this.attempts} ${this.attempts === 1 ? 'attempt' : 'attempts'}`;
-    if (error instanceof APIConnectionTimeoutError)
+    if (error instanceof APIConnectionTimeoutError || error instanceof APIUserAbortError) {
       return `did not answer within ${this.timeoutS} s (${attempts})`;
+    }
     if (error instanceof APIConnectionError) return `did not answer: ${networkMessage(error)} (${attempts})`;
     if (error instanceof APIError && error.status !== undefined) {
       return `answered ${error.status}: ${shorten(error.message)} (${attempts})`;
     }
+    if (error instanceof SyntaxError)
+      return `answered with something that is not JSON: ${shorten(error.message)}`;
     return `failed: ${error instanceof Error ? error.message : String(error)}`;
   }
 }
