@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ProfileCatalog, SchemaCatalog } from '../src/index';
+import { ProfileCatalog, SchemaCatalog, TenantProfiles, unknownStrategyClasses } from '../src/index';
 
 const configs = path.resolve(import.meta.dirname, '../../../configs');
 const schemas = new SchemaCatalog(path.join(configs, 'schemas'));
@@ -56,5 +56,66 @@ describe('ProfileCatalog', () => {
       JSON.stringify({ ...catalog.get('code_lateon_mv')!, default_ranking_strategy: 'magic' }),
     );
     expect(() => new ProfileCatalog(dir, schemas)).toThrow(/default_ranking_strategy/);
+  });
+});
+
+describe('ProfileCatalog files and strategy classes', () => {
+  const catalog = new ProfileCatalog(path.join(configs, 'profiles'), schemas);
+
+  it('keeps each shipped file as written, for templates', () => {
+    const file = catalog.file('code_lateon_mv')!;
+    expect(file).not.toHaveProperty('inference_services');
+    expect(file.extensions).toEqual(catalog.get('code_lateon_mv')!.extensions);
+    file.profile_name = 'changed';
+    expect(catalog.file('code_lateon_mv')!.profile_name).toBe('code_lateon_mv');
+    expect(catalog.extensionsOfType('document')).toEqual(['.md', '.txt', '.rst', '.html', '.htm', '.pdf']);
+  });
+
+  it('refuses a shipped profile naming a strategy class the pipeline does not implement', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'profiles-'));
+    writeFileSync(
+      path.join(dir, 'x.json'),
+      JSON.stringify({ ...catalog.file('code_lateon_mv'), strategies: { segmentation: { class: 'Magic' } } }),
+    );
+    expect(() => new ProfileCatalog(dir, schemas)).toThrow(/strategy classes Magic are not implemented/);
+    expect(unknownStrategyClasses({ a: { class: 'ParagraphChunker' }, b: { class: 'Nope' } })).toEqual([
+      'Nope',
+    ]);
+  });
+});
+
+describe('TenantProfiles', () => {
+  const catalog = new ProfileCatalog(path.join(configs, 'profiles'), schemas);
+  const own = (name: string, extensions: string[]) => ({
+    ...catalog.get('document_text_semantic')!,
+    profile_name: name,
+    extensions,
+  });
+
+  it("answers the tenant's own profiles first, and shipped ones it did not replace", () => {
+    const view = new TenantProfiles(
+      [
+        own('zeta', ['.md']),
+        own('alpha', ['.md', '.txt']),
+        { ...own('code_lateon_mv', []), description: 'ours' },
+      ],
+      catalog,
+    );
+    expect(view.list().map((p) => p.profile_name)).toEqual([
+      'alpha',
+      'code_lateon_mv',
+      'zeta',
+      'audio_semantic',
+      'document_text_semantic',
+      'image_colpali_mv',
+      'video_colpali_smol500_mv_frame',
+    ]);
+    expect(view.get('code_lateon_mv')?.description).toBe('ours');
+    expect(view.forExtension('.MD')?.profile_name).toBe('alpha');
+    expect(view.forExtension('.pdf')?.profile_name).toBe('document_text_semantic');
+    // The replaced shipped profile takes no extension any more.
+    expect(view.forExtension('.go')).toBeUndefined();
+    expect(view.isOwn('alpha')).toBe(true);
+    expect(view.isOwn('document_text_semantic')).toBe(false);
   });
 });
