@@ -1,4 +1,5 @@
 /** `npm run bench [name...]`: runs the benchmarks and prints their figures. */
+import { adminBench } from './admin.bench';
 import { bundlesBench } from './bundles.bench';
 import { encodersBench } from './encoders.bench';
 import { eventsBench } from './events.bench';
@@ -23,6 +24,7 @@ const benches: Record<string, () => Promise<void>> = {
   web: webBench,
   bundles: bundlesBench,
   uploads: uploadsBench,
+  admin: adminBench,
 };
 
 const wanted = process.argv.slice(2);

@@ -11,6 +11,9 @@ interface Entry {
   readAt: number;
 }
 
+/** Records kept at most; beyond, the least recently stored goes (a bound on what many tenants can fill). */
+const MAX_ENTRIES = 10_000;
+
 export class ConfigCache {
   private readonly heads = new Map<string, Entry>();
   private readonly loading = new Map<string, Promise<ConfigVersion | undefined>>();
@@ -18,6 +21,7 @@ export class ConfigCache {
   constructor(
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
+    private readonly maxEntries = MAX_ENTRIES,
   ) {}
 
   static key(tenantId: string, kind: string): string {
@@ -47,7 +51,9 @@ export class ConfigCache {
   remember(key: string, head: ConfigVersion | undefined): void {
     const known = this.heads.get(key)?.head;
     const fresh = { head: (known?.version ?? 0) > (head?.version ?? 0) ? known : head, readAt: this.now() };
+    this.heads.delete(key);
     this.heads.set(key, fresh);
+    if (this.heads.size > this.maxEntries) this.heads.delete(this.heads.keys().next().value!);
   }
 
   /** Forgets every record of a tenant (it was deleted). */

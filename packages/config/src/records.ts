@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Config } from '@tessera/api';
-import { BadRequestError, ConflictError, NotFoundError, SYSTEM_TENANT } from '@tessera/core';
+import { BadRequestError, ConflictError, NotFoundError, parseTenantId, SYSTEM_TENANT } from '@tessera/core';
 import { requireTenant } from '@tessera/tenancy';
 import { ConfigCache } from './cache';
 import type { ConfigDeps } from './deps';
@@ -209,8 +209,13 @@ export async function getTenantConfig(
   rawTenantId: string,
   kind: TenantConfigKind,
 ): Promise<Config.ConfigRecord> {
-  const { tenant } = await requireTenant(deps.tenancy, rawTenantId);
-  return configAnswer(await readConfig(deps, tenant.full, kind));
+  // The guard and the (usually cached) read go out together; the record is answered once the guard passed.
+  const id = parseTenantId(rawTenantId);
+  const [, record] = await Promise.all([
+    requireTenant(deps.tenancy, id.full),
+    readConfig(deps, id.full, kind),
+  ]);
+  return configAnswer(record);
 }
 
 /** Writes a tenant's record; `value` is validated by the route against `kind`'s schema. */

@@ -231,3 +231,23 @@ describe('configuration records', () => {
     expect((await tenantConfig(h.config, 'acme:prod', 'llm')).version).toBe(0);
   });
 });
+
+describe('ConfigCache', () => {
+  it('keeps at most its bound of records, dropping the least recently stored', async () => {
+    const cache = new ConfigCache(60_000, Date.now, 2);
+    const head = (version: number) => ({ version, value: {}, created_at: 1, created_by: 'a' });
+    cache.remember('a', head(1));
+    cache.remember('b', head(1));
+    cache.remember('a', head(2));
+    cache.remember('c', head(1));
+    let loads = 0;
+    const load = async () => {
+      loads++;
+      return head(9);
+    };
+    expect((await cache.read('a', load))?.version).toBe(2);
+    expect((await cache.read('c', load))?.version).toBe(1);
+    expect((await cache.read('b', load))?.version).toBe(9);
+    expect(loads).toBe(1);
+  });
+});

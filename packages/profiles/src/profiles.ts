@@ -12,6 +12,7 @@ import {
   HttpError,
   log,
   NotFoundError,
+  parseTenantId,
   type TenantId,
   tenantSchemaName,
 } from '@tessera/core';
@@ -145,10 +146,12 @@ export async function getProfile(
   name: string,
   rawTenantId: string,
 ): Promise<Profiles.ProfileDetail> {
-  const { tenant } = await requireTenant(deps.tenancy, rawTenantId);
-  const [profile, deployed] = await Promise.all([
-    deps.store.latest(tenant.full, name),
-    deployedSchemas(deps, tenant),
+  // The guard and the reads go out together; what was read is answered only once the guard passed.
+  const id = parseTenantId(rawTenantId);
+  const [{ tenant }, profile, deployed] = await Promise.all([
+    requireTenant(deps.tenancy, id.full),
+    deps.store.latest(id.full, name),
+    deployedSchemas(deps, id),
   ]);
   if (!profile) throw notFound(name, tenant);
   return detail(profile, tenant, deployed);

@@ -13,12 +13,16 @@ interface Cached {
   readAt: number;
 }
 
+/** Tenants whose view is kept at most; beyond, the least recently loaded goes. */
+const MAX_TENANTS = 10_000;
+
 export class ProfileViews {
   private readonly views = new Map<string, Cached>();
 
   constructor(
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
+    private readonly maxTenants = MAX_TENANTS,
   ) {}
 
   get(tenantId: string, load: () => Promise<TenantProfiles>, fresh = false): Promise<TenantProfiles> {
@@ -26,7 +30,9 @@ export class ProfileViews {
     if (cached && !fresh && this.now() - cached.readAt < this.ttlMs) return cached.view;
     const view = load();
     const entry = { view, readAt: this.now() };
+    this.views.delete(tenantId);
     this.views.set(tenantId, entry);
+    if (this.views.size > this.maxTenants) this.views.delete(this.views.keys().next().value!);
     view.catch(() => {
       if (this.views.get(tenantId) === entry) this.views.delete(tenantId);
     });
