@@ -156,6 +156,7 @@ async function profileRoutes(dataDir: string) {
     const creates: number[] = [];
     const updates: number[] = [];
     const gets: number[] = [];
+    const tenantGets: number[] = [];
     for (let i = 0; i < WRITES; i++) {
       creates.push(
         await timed(
@@ -179,10 +180,12 @@ async function profileRoutes(dataDir: string) {
         ),
       );
     }
+    // Each profile get next to a tenant get (one DynamoDB read behind the same stack), the baseline of the machine.
     for (let i = 0; i < WRITES; i++) {
       gets.push(await timed(() => fetch(`${runtime.url}/admin/profiles/p${i}?tenant_id=bench:profiles`)));
+      tenantGets.push(await timed(() => fetch(`${runtime.url}/admin/tenants/bench:profiles`)));
     }
-    return { creates, updates, gets };
+    return { creates, updates, gets, tenantGets };
   } finally {
     await runtime.stop();
   }
@@ -203,6 +206,7 @@ export async function adminBench(): Promise<void> {
     console.log(row(`POST /admin/profiles (${WRITES}, serial)`, profiles.creates));
     console.log(row(`PUT /admin/profiles/{name} (${WRITES}, 20 profiles)`, profiles.updates));
     console.log(row(`GET /admin/profiles/{name} (${WRITES})`, profiles.gets));
+    console.log(row(`GET /admin/tenants/{id}, alternating with it (baseline)`, profiles.tenantGets));
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
