@@ -57,7 +57,8 @@ const TENANCY_ADMIN = {
 
 /**
  * Removing tenants: besides their records and tables, the data every store owns of them
- * (functions/tenant-data.ts): ingestion jobs, source hashes, slots and uploads, and task events.
+ * (functions/tenant-data.ts): ingestion jobs, source hashes, slots and uploads, task events, profiles and
+ * configuration records.
  */
 const TENANT_REMOVAL: StoreGrants = {
   tables: {
@@ -67,6 +68,8 @@ const TENANT_REMOVAL: StoreGrants = {
     ingestionJobs: 'readWrite',
     ingestionSources: 'readWrite',
     ingestionSlots: 'readWrite',
+    profiles: 'readWrite',
+    configRecords: 'readWrite',
   },
   buckets: { search: 'readWrite', uploads: 'readWrite' },
 };
@@ -90,10 +93,28 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
   // tables, and everything of a deleted tenant in the other stores.
   'http/organizations': { ...TENANT_REMOVAL },
   'http/tenants': { ...TENANT_REMOVAL },
+  // Configuration records are written and read; the tenant guard reads tenants.
+  'http/config': {
+    tables: { ...TENANCY_READ, taskQueues: 'read', taskEvents: 'read', configRecords: 'readWrite' },
+    buckets: { search: 'read' },
+  },
+  // Profiles are written; their deploy and delete register, create and drop the tenant's schemas.
+  'http/profiles': {
+    tables: {
+      ...TENANCY_READ,
+      tenants: 'readWrite',
+      schemaRegistry: 'readWrite',
+      taskQueues: 'read',
+      taskEvents: 'read',
+      profiles: 'readWrite',
+    },
+    buckets: { search: 'readWrite' },
+  },
   // Orphan reconciliation drops search tables and registry rows.
   'http/schemas': { ...TENANCY_ADMIN },
+  // A tenant's own profiles are searched as the shipped ones.
   'http/search': {
-    tables: { ...TENANCY_READ },
+    tables: { ...TENANCY_READ, taskQueues: 'read', taskEvents: 'read', profiles: 'read' },
     buckets: { search: 'read' },
   },
   // Upserts write the tenant's graph tables.
@@ -116,6 +137,8 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
       ingestionJobs: 'readWrite',
       ingestionSources: 'read',
       ingestionSlots: 'read',
+      profiles: 'read',
+      configRecords: 'read',
     },
     buckets: { uploads: 'readWrite', search: 'read' },
     queues: { ingestion: 'send' },
@@ -132,6 +155,9 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
       ingestionJobs: 'readWrite',
       ingestionSources: 'readWrite',
       ingestionSlots: 'readWrite',
+      // The tenant's profiles route its files; its LLM endpoint (configuration records, tier) its claims.
+      profiles: 'read',
+      configRecords: 'read',
     },
     buckets: { uploads: 'readWrite', search: 'readWrite' },
     queues: { ingestion: 'send' },

@@ -45,6 +45,9 @@ export const DEPLOY_SETTINGS = [
   'TESSERA_VISUAL_POOLING_MODEL',
   'TESSERA_INFERENCE_TIMEOUT_S',
   'TESSERA_INFERENCE_ATTEMPTS',
+  // The semantic router in front of the LLM endpoints (the system configuration's block, overridden).
+  'SEMANTIC_ROUTER_ENABLED',
+  'SEMANTIC_ROUTER_URL',
 ] as const;
 
 const secretVariables: ReadonlySet<string> = new Set(SECRET_SETTINGS);
