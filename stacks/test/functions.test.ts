@@ -232,6 +232,7 @@ describe('the deploy settings of the functions', () => {
       TESSERA_EMBEDDINGS_URL: 'https://embeddings.example/v1',
       TESSERA_LLM_BASE_URL: 'https://llm.example/v1',
       TESSERA_LLM_MODEL: 'qwen3',
+      SEMANTIC_ROUTER_URL: 'https://router.example/v1',
     },
     secrets: {
       TESSERA_LLM_API_KEY: { secretArn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:llm-AbCdEf' },
@@ -277,6 +278,7 @@ describe('the deploy settings of the functions', () => {
       TESSERA_EMBEDDINGS_URL: 'https://embeddings.example/v1',
       TESSERA_LLM_BASE_URL: 'https://llm.example/v1',
       TESSERA_LLM_MODEL: 'qwen3',
+      SEMANTIC_ROUTER_URL: 'https://router.example/v1',
       TESSERA_LLM_API_KEY_SECRET_ARN: settings.secrets.TESSERA_LLM_API_KEY.secretArn,
       TESSERA_EMBEDDINGS_API_KEY_PARAMETER: '/tessera/prod/embeddings-key',
     });
@@ -287,6 +289,7 @@ describe('the deploy settings of the functions', () => {
     expect(searchVariables.TESSERA_EMBEDDINGS_URL).toBe('https://embeddings.example/v1');
     expect(searchVariables.TESSERA_EMBEDDINGS_API_KEY_PARAMETER).toBe('/tessera/prod/embeddings-key');
     expect(searchVariables.TESSERA_LLM_BASE_URL).toBeUndefined();
+    expect(searchVariables.SEMANTIC_ROUTER_URL).toBeUndefined();
     expect(searchVariables.TESSERA_LLM_API_KEY_SECRET_ARN).toBeUndefined();
     const fallbackVariables = Object.keys(variablesOf(fallback));
     expect(fallbackVariables.filter((name) => /EMBEDDINGS|LLM/.test(name))).toEqual([]);
