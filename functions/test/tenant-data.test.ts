@@ -4,7 +4,12 @@ import { tenantAdmin } from '../tenant-data';
 
 describe('tenantAdmin', () => {
   it('registers every store holding tenant data, ingestion before the task events it settles', () => {
-    expect(tenantAdmin().owners?.names).toEqual(['ingestion jobs, sources and uploads', 'task events']);
+    expect(tenantAdmin().owners?.names).toEqual([
+      'ingestion jobs, sources and uploads',
+      'task events',
+      'profiles',
+      'config-records',
+    ]);
     // One registry a process: every removal sees the same owners.
     expect(tenantAdmin()).toBe(tenantAdmin());
   });

@@ -1,4 +1,4 @@
-/** The tenant's data outside tenancy (purgers), and deploys and drops of one schema on request. */
+/** Deploys and drops of one schema of a tenant on request (a profile's deploy and delete). */
 import { describe, expect, it } from 'vitest';
 import {
   createTenant,
@@ -7,49 +7,10 @@ import {
   dropTenantSchema,
   getTenant,
   requireTenant,
-  type TenantDataPurger,
-  withTenantPurgers,
 } from '../src/index';
 import { failure, uniqueOrg, useHarness } from './support';
 
 const h = useHarness();
-
-describe('tenant data purgers', () => {
-  it('empties every registered store when a tenant is removed, once per name', async () => {
-    const purged: string[] = [];
-    const purger = (name: string): TenantDataPurger => ({
-      name,
-      purge: async (id) => void purged.push(`${name} ${id}`),
-    });
-    withTenantPurgers(h().deps, [purger('profiles'), purger('config-records')]);
-    withTenantPurgers(h().deps, [purger('profiles')]);
-    const org = uniqueOrg();
-    await createTenant(h().deps, { tenant_id: org, created_by: 'a' });
-    await deleteTenant(h().deps, org);
-    expect(purged).toEqual([`profiles ${org}:${org}`, `config-records ${org}:${org}`]);
-    h().deps.purgers = [];
-  });
-
-  it('leaves the delete incomplete when a purge fails, and a repeated delete finishes it', async () => {
-    let fail = true;
-    withTenantPurgers(h().deps, [
-      {
-        name: 'flaky',
-        purge: async () => {
-          if (fail) throw new Error('store throttled');
-        },
-      },
-    ]);
-    const org = uniqueOrg();
-    await createTenant(h().deps, { tenant_id: org, created_by: 'a' });
-    const refused = await failure(deleteTenant(h().deps, org));
-    expect(refused.status).toBe(503);
-    expect((await getTenant(h().deps, org)).status).toBe('marked_deleted');
-    fail = false;
-    expect((await deleteTenant(h().deps, org)).status).toBe('deleted');
-    h().deps.purgers = [];
-  });
-});
 
 describe('deployTenantSchema and dropTenantSchema', () => {
   it('deploys a schema once (again with force), records it, and drops it with its row and record entry', async () => {
