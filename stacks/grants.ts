@@ -95,7 +95,7 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
   'http/tenants': { ...TENANT_REMOVAL },
   // Configuration records are written and read; the tenant guard reads tenants.
   'http/config': {
-    tables: { ...TENANCY_READ, taskQueues: 'read', taskEvents: 'read', configRecords: 'readWrite' },
+    tables: { ...TENANCY_READ, configRecords: 'readWrite' },
     buckets: { search: 'read' },
   },
   // Profiles are written; their deploy and delete register, create and drop the tenant's schemas.
@@ -104,8 +104,6 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
       ...TENANCY_READ,
       tenants: 'readWrite',
       schemaRegistry: 'readWrite',
-      taskQueues: 'read',
-      taskEvents: 'read',
       profiles: 'readWrite',
     },
     buckets: { search: 'readWrite' },
@@ -114,7 +112,7 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
   'http/schemas': { ...TENANCY_ADMIN },
   // A tenant's own profiles are searched as the shipped ones.
   'http/search': {
-    tables: { ...TENANCY_READ, taskQueues: 'read', taskEvents: 'read', profiles: 'read' },
+    tables: { ...TENANCY_READ, profiles: 'read' },
     buckets: { search: 'read' },
   },
   // Upserts write the tenant's graph tables.

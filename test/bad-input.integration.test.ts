@@ -16,6 +16,16 @@ import { call, type RuntimeProcess, spawnRuntime } from './support/runtime';
 import { differences, storeReader } from './support/state';
 
 const TENANT = 'acme:prod';
+/** A profile of the tenant, created before the corpus runs. */
+const PROFILE = {
+  profile_name: 'corpus_profile',
+  tenant_id: TENANT,
+  type: 'document',
+  schema_name: 'document_text',
+  embedding_model: 'lightonai/GTE-ModernColBERT-v1',
+  embedding_type: 'multi_vector',
+  model_loader: 'colbert',
+};
 const MAX_FILE_BYTES = 100_000;
 
 let rt: RuntimeProcess;
@@ -59,6 +69,11 @@ beforeAll(async () => {
   });
   expect(presigned.status).toBe(201);
   queuedJob = presigned.body.job_id;
+  for (const profile_name of [PROFILE.profile_name, 'corpus_victim']) {
+    expect((await call(rt.url, 'POST', '/admin/profiles', { ...PROFILE, profile_name })).status).toBe(201);
+  }
+  expect((await call(rt.url, 'PUT', '/admin/config/system', {})).status).toBe(200);
+  expect((await call(rt.url, 'PUT', `/admin/tenants/${TENANT}/config/llm`, { model: 'm' })).status).toBe(200);
   const s3 = new S3Client({
     endpoint: rt.emulatorUrl,
     region: 'us-east-1',
@@ -234,6 +249,53 @@ function baselines(): Record<string, Omit<Baseline, 'path'> & { path?: string[] 
     'events.queueInfo': { path: [doneJob], writes: false },
     'events.queueOffset': { path: [doneJob], writes: false },
     'openapi.openapi': { writes: false },
+    'profiles.createProfile': {
+      body: { ...PROFILE, profile_name: 'corpus_new' },
+      writes: true,
+      accepts: { tenant_id: (v) => v === TENANT },
+    },
+    'profiles.profileTemplates': { query: { tenant_id: TENANT }, writes: false },
+    'profiles.listProfiles': { query: { tenant_id: TENANT }, writes: false },
+    'profiles.getProfile': { path: [PROFILE.profile_name], query: { tenant_id: TENANT }, writes: false },
+    'profiles.updateProfile': {
+      path: [PROFILE.profile_name],
+      body: { tenant_id: TENANT, description: 'updated by the corpus' },
+      writes: true,
+      dropsUnknownFields: true,
+    },
+    'profiles.deleteProfile': {
+      path: ['corpus_victim'],
+      query: { tenant_id: TENANT, delete_schema: 'false' },
+      writes: true,
+    },
+    'profiles.deployProfile': {
+      path: [PROFILE.profile_name],
+      body: { tenant_id: TENANT, force: true },
+      writes: true,
+    },
+    'config.getSystemConfig': { writes: false },
+    'config.putSystemConfig': {
+      query: { created_by: 'corpus' },
+      body: { llm_model: 'corpus-model' },
+      writes: true,
+      accepts: { created_by: (v) => v.length >= 1 && v.length <= 200 },
+    },
+    'config.systemConfigHistory': { query: { limit: '10' }, writes: false },
+    'config.rollbackSystemConfig': { body: { version: 1, created_by: 'corpus' }, writes: true },
+    'config.getTenantConfig': { path: [TENANT, 'llm'], writes: false },
+    'config.putTenantConfig': {
+      path: [TENANT, 'llm'],
+      query: { created_by: 'corpus' },
+      body: { model: 'corpus-model' },
+      writes: true,
+      accepts: { created_by: (v) => v.length >= 1 && v.length <= 200 },
+    },
+    'config.tenantConfigHistory': { path: [TENANT, 'llm'], query: { limit: '10' }, writes: false },
+    'config.rollbackTenantConfig': {
+      path: [TENANT, 'llm'],
+      body: { version: 1, created_by: 'corpus' },
+      writes: true,
+    },
   };
 }
 

@@ -121,7 +121,7 @@ describe('configuration records through the runtime (integration)', () => {
     ]);
     expect((await put(llmPath, { model: 'm', temprature: 0.5 })).body.detail[0]).toMatchObject({
       type: 'extra_forbidden',
-      loc: ['body'],
+      loc: ['body', 'temprature'],
     });
     expect((await put(llmPath, { model: 5 })).body.detail[0]).toMatchObject({
       type: 'string_type',

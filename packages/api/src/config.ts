@@ -280,14 +280,20 @@ const routerRequired = plain('`semantic_router_url is required when the semantic
 const missingVersion = plain('The version to roll back to does not exist (or the record was never written).');
 
 /** The body of a tenant record's write: the record of `kind` (validated per kind). */
-const TenantConfigBody = z.record(z.string(), z.unknown()).meta({
-  description: 'The record of `kind`: LlmEndpointConfig, RoutingConfig, TelemetryConfig or BackendConfig.',
-  override: {
-    oneOf: ['LlmEndpointConfig', 'RoutingConfig', 'TelemetryConfig', 'BackendConfig'].map((id) => ({
-      $ref: `#/components/schemas/${id}`,
-    })),
-  },
-});
+// Any JSON object, kept as sent (a record schema would drop a `__proto__` key the per-kind schema must refuse).
+const TenantConfigBody = z
+  .custom<Record<string, unknown>>(
+    (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+    { message: 'Input should be a valid dictionary' },
+  )
+  .meta({
+    description: 'The record of `kind`: LlmEndpointConfig, RoutingConfig, TelemetryConfig or BackendConfig.',
+    override: {
+      oneOf: ['LlmEndpointConfig', 'RoutingConfig', 'TelemetryConfig', 'BackendConfig'].map((id) => ({
+        $ref: `#/components/schemas/${id}`,
+      })),
+    },
+  });
 
 export const getSystemConfig = route({
   id: 'getSystemConfig',
