@@ -202,7 +202,7 @@ describe('a video with transcription, captions and an LLM (integration: loopback
     expect(body.skipped).toBeUndefined();
     expect(body.speech_spans).toBeUndefined();
     expect(body.claims).toMatch(
-      /^claims extracted; entities by llm:openai\/test-model; \d+ cross-modal same_as edges$/,
+      /^claims extracted; entities by llm:test-model; \d+ cross-modal same_as edges$/,
     );
 
     // The caption describes a person: the transcript's dominant Person (2 of 3 Person mentions) is who it is.
