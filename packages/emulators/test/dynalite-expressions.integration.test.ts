@@ -1,7 +1,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CreateTableCommand, DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  UpdateItemCommand,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
 import { failure } from '@tessera/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalBackends } from '../src/backends';
@@ -22,6 +27,8 @@ beforeAll(async () => {
       BillingMode: 'PAY_PER_REQUEST',
     }),
   );
+  // dynalite creates a table in the background (CREATING, then ACTIVE), slowly on a loaded machine.
+  await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1 }, { TableName: table });
 });
 
 afterAll(async () => {
