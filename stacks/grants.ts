@@ -43,6 +43,9 @@ const TENANCY_READ = {
   schemaSuffixes: 'read',
 } as const satisfies StoreGrants['tables'];
 
+/** Every traced route reads its tenant's telemetry record (and the system configuration's collector). */
+const TRACED = { configRecords: 'read' } as const satisfies StoreGrants['tables'];
+
 /** Administering tenants: their records, schema-name claims and search tables. */
 const TENANCY_ADMIN = {
   tables: {
@@ -85,7 +88,7 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
   // DescribeTable, HeadBucket and GetQueueUrl probe the services; the search backend lists its tables. The
   // other tables are reached through the tenancy wiring the probe of the search backend comes with.
   'http/health': {
-    tables: { ...TENANCY_READ },
+    tables: { ...TENANCY_READ, ...TRACED },
     buckets: { uploads: 'read', search: 'read' },
     queues: { ingestion: 'describe' },
   },
@@ -109,20 +112,20 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
     buckets: { search: 'readWrite' },
   },
   // Orphan reconciliation drops search tables and registry rows.
-  'http/schemas': { ...TENANCY_ADMIN },
+  'http/schemas': { ...TENANCY_ADMIN, tables: { ...TENANCY_ADMIN.tables, ...TRACED } },
   // A tenant's own profiles are searched as the shipped ones.
   'http/search': {
-    tables: { ...TENANCY_READ, profiles: 'read' },
+    tables: { ...TENANCY_READ, ...TRACED, profiles: 'read' },
     buckets: { search: 'read' },
   },
   // Upserts write the tenant's graph tables.
   'http/graph': {
-    tables: { ...TENANCY_READ },
+    tables: { ...TENANCY_READ, ...TRACED },
     buckets: { search: 'readWrite' },
   },
   // Streams read a task's events; cancel writes the task.
   'http/events': {
-    tables: { ...TENANCY_READ, taskQueues: 'readWrite', taskEvents: 'readWrite' },
+    tables: { ...TENANCY_READ, ...TRACED, taskQueues: 'readWrite', taskEvents: 'readWrite' },
     buckets: { search: 'read' },
   },
   // Uploads are stored and queued as jobs; runs list the bucket; a job's status and cancel. The worker's

@@ -48,6 +48,10 @@ export const DEPLOY_SETTINGS = [
   // The semantic router in front of the LLM endpoints (the system configuration's block, overridden).
   'SEMANTIC_ROUTER_ENABLED',
   'SEMANTIC_ROUTER_URL',
+  // Telemetry: the deployment's OTLP/HTTP collector, the tracer cache's bound and the export timeout.
+  'TESSERA_TELEMETRY_URL',
+  'TESSERA_TELEMETRY_MAX_CACHED_TENANTS',
+  'TESSERA_TELEMETRY_EXPORT_TIMEOUT_MS',
 ] as const;
 
 const secretVariables: ReadonlySet<string> = new Set(SECRET_SETTINGS);

@@ -1,10 +1,13 @@
 /** Task event routes: SSE streams, cancellation and queue info. */
 import { Events } from '@tessera/api';
+import { tracing } from '@tessera/config';
 import { streamTask, taskEvents } from '@tessera/events';
 import { httpRoute, sseRoute } from '@tessera/http';
 import { requireTenant, tenancy } from '@tessera/tenancy';
 
 const store = taskEvents();
+// Spans of this module follow tenants' telemetry records.
+tracing();
 const deps = tenancy();
 
 export const workflowEvents = sseRoute(Events.workflowEvents, ({ path, query, event, open, noContent }) =>

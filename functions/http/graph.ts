@@ -1,9 +1,12 @@
 /** Knowledge graph routes. */
 import { Graph } from '@tessera/api';
+import { tracing } from '@tessera/config';
 import { graphDeps, graphNeighbors, graphPath, graphSearch, graphStats, upsertGraph } from '@tessera/graph';
 import { httpRoute } from '@tessera/http';
 
 const deps = graphDeps();
+// Spans of this module follow tenants' telemetry records.
+tracing();
 
 export const upsert = httpRoute(Graph.upsert, ({ body }) => upsertGraph(deps, body));
 

@@ -15,20 +15,20 @@ const MB = 1_000_000;
 
 /** Largest `index.mjs` of each handler module, in MB. */
 const BUDGETS_MB: Record<string, number> = {
-  'http/fallback': 0.85,
-  'http/health': 2.95,
-  'http/organizations': 3.05,
-  'http/tenants': 3.05,
-  'http/config': 2.45,
-  'http/profiles': 2.45,
-  'http/schemas': 2.45,
-  'http/search': 2.5,
-  'http/graph': 2.5,
-  'http/events': 2.45,
-  'http/openapi': 1.05,
-  'http/ingestion': 7.6,
-  'workers/maintenance': 2.95,
-  'workers/ingestion': 7.6,
+  'http/fallback': 0.99,
+  'http/health': 3.95,
+  'http/organizations': 3.45,
+  'http/tenants': 3.45,
+  'http/config': 3.45,
+  'http/profiles': 3.45,
+  'http/schemas': 3.45,
+  'http/search': 3.5,
+  'http/graph': 3.5,
+  'http/events': 3.45,
+  'http/openapi': 1.9,
+  'http/ingestion': 8.6,
+  'workers/maintenance': 3.65,
+  'workers/ingestion': 8.55,
 };
 
 /** Every handler module the route table names: routes, the fallback, schedules and queue workers. */

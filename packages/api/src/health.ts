@@ -11,9 +11,23 @@ export const ServiceHealth = z
   .meta({ id: 'ServiceHealth' });
 export type ServiceHealth = z.infer<typeof ServiceHealth>;
 
+export const TelemetryHealth = z
+  .object({
+    status: z.enum(['configured', 'not_configured']),
+    collector_url: z.string().nullable(),
+    message: z.string(),
+  })
+  .meta({
+    id: 'TelemetryHealth',
+    description:
+      'The deployment’s trace collector (system configuration `telemetry_url`, else `TESSERA_TELEMETRY_URL`); a tenant’s own `collector_url` is not shown. Not part of `status`.',
+  });
+export type TelemetryHealth = z.infer<typeof TelemetryHealth>;
+
 export const HealthReport = z
   .object({
     status: z.enum(['ok', 'degraded']),
+    telemetry: TelemetryHealth,
     services: z.object({
       dynamodb: ServiceHealth,
       s3: ServiceHealth,

@@ -25,4 +25,5 @@ export {
   tenantConfigHistory,
 } from './records';
 export { type ConfigStore, ConfigVersion } from './store';
-export { config, configData } from './wiring';
+export { telemetrySources, traceWithRecords } from './telemetry';
+export { config, configData, tracing } from './wiring';

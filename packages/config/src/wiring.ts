@@ -6,18 +6,31 @@ import type { ConfigDeps } from './deps';
 import { DynamoConfigStore } from './dynamo-store';
 import { configEnv } from './env';
 import { purgeTenantConfig } from './records';
+import { traceWithRecords } from './telemetry';
 
 let deps: ConfigDeps | undefined;
 
+/** The records of the process; building them points the process's telemetry at tenants' records too. */
 export function config(): ConfigDeps {
-  deps ??= {
-    store: new DynamoConfigStore(),
-    tenancy: tenancy(),
-    cache: new ConfigCache(configEnv.cacheMs),
-    writes: new KeyedSerializer(),
-    now: Date.now,
-  };
+  if (!deps) {
+    deps = {
+      store: new DynamoConfigStore(),
+      tenancy: tenancy(),
+      cache: new ConfigCache(configEnv.cacheMs),
+      writes: new KeyedSerializer(),
+      now: Date.now,
+    };
+    traceWithRecords(deps);
+  }
   return deps;
+}
+
+/**
+ * The process's telemetry following tenants' records: for handler modules that serve tenants without
+ * otherwise reading a record (their spans would otherwise follow the environment alone).
+ */
+export function tracing() {
+  return traceWithRecords(config());
 }
 
 /** The tenant's configuration records, emptied by a tenant delete (registered in functions/tenant-data.ts). */

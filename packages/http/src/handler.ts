@@ -12,6 +12,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { type FormFile, parseMultipart } from './multipart';
 import { errorResponse, type HttpResponse, json, MAX_BODY_BYTES } from './responses';
+import { requestTenant, traceRequest } from './tracing';
 import { validate } from './validation';
 
 /** A multipart/form-data body: its text fields are validated as `body`; files come from the `file` field. */
@@ -185,15 +186,39 @@ export function httpRoute<const S extends RouteSpec>(
 ) {
   return middy<APIGatewayProxyEventV2, HttpResponse, Error, Context>()
     .use(errorBoundary)
-    .handler(async (event) => {
-      const body = spec.body ? validate('body', spec.body, parseJsonBody(event)) : undefined;
-      const query = spec.query ? validate('query', spec.query, event.queryStringParameters ?? {}) : undefined;
-      const path = spec.path ? validate('path', spec.path, event.pathParameters ?? {}) : undefined;
-      const form = spec.form
-        ? await parseForm(event, spec.form, spec.maxFileBytes ?? MAX_BODY_BYTES)
-        : undefined;
-      const result: unknown = await fn({ body, query, path, form, event } as RouteRequest<S>);
-      if (isReply(result)) return json(result.status, result.body, result.headers);
-      return json(200, result);
+    .handler(async (event, context) => {
+      const startTime = Date.now();
+      const failed = (error: unknown) =>
+        errorResponse(error, { route: event.routeKey, requestId: context?.awsRequestId });
+      let request: RouteRequest<S>;
+      try {
+        const body = spec.body ? validate('body', spec.body, parseJsonBody(event)) : undefined;
+        const query = spec.query
+          ? validate('query', spec.query, event.queryStringParameters ?? {})
+          : undefined;
+        const path = spec.path ? validate('path', spec.path, event.pathParameters ?? {}) : undefined;
+        const form = spec.form
+          ? await parseForm(event, spec.form, spec.maxFileBytes ?? MAX_BODY_BYTES)
+          : undefined;
+        request = { body, query, path, form, event } as RouteRequest<S>;
+      } catch (error) {
+        // Refused before its tenant was validated: traced under the tenant its path or query names, if any.
+        const tenant = requestTenant({ path: event.pathParameters, query: event.queryStringParameters });
+        return traceRequest(event, tenant, startTime, async () => failed(error));
+      }
+      const tenant = requestTenant({
+        path: request.path,
+        query: request.query,
+        body: request.form ? request.form.fields : request.body,
+      });
+      return traceRequest(event, tenant, startTime, async () => {
+        try {
+          const result: unknown = await fn(request);
+          if (isReply(result)) return json(result.status, result.body, result.headers);
+          return json(200, result);
+        } catch (error) {
+          return failed(error);
+        }
+      });
     });
 }

@@ -13,4 +13,5 @@ export {
 } from './responses';
 export type { SseRequest } from './sse';
 export { sseRoute } from './sse';
+export { canonicalTenant, requestTenant, traceRequest } from './tracing';
 export { issuesFromZod, validate } from './validation';

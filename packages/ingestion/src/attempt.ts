@@ -12,6 +12,7 @@ import {
   type TaskRecord,
   TaskReporter,
 } from '@tessera/events';
+import { telemetry } from '@tessera/telemetry';
 import type { IngestionDeps } from './deps';
 import { ingestionEnv } from './env';
 import { HandOffError } from './errors';
@@ -97,11 +98,15 @@ export async function runJob(deps: IngestionDeps, jobId: string, timeMs?: number
       return;
     }
     try {
-      const attempt = runWindows(
-        deps,
-        claimed,
-        reporter,
-        timeMs === undefined ? undefined : Date.now() + timeMs,
+      const deadline = timeMs === undefined ? undefined : Date.now() + timeMs;
+      const attempt = telemetry().span(
+        claimed.tenant_id,
+        'ingestion.job',
+        { kind: 'consumer', attributes: { 'tessera.job_id': jobId, 'tessera.files': claimed.files.length } },
+        async (scope) => {
+          scope.detail({ 'tessera.profiles': [...new Set(claimed.files.map((file) => file.profile))] });
+          await runWindows(deps, claimed, reporter, deadline);
+        },
       );
       await (timeMs === undefined
         ? attempt

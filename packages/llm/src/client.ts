@@ -4,6 +4,7 @@
  * the very next call; endpoints with the same settings share one `openai` client.
  */
 import type { Config } from '@tessera/api';
+import { type Telemetry, telemetry } from '@tessera/telemetry';
 import { type JsonLlm, type JsonSchemaFormat, LlmEndpoint } from './endpoint';
 import { type LlmEnv, llmEnv } from './env';
 import { type LlmSettings, resolveLlm } from './resolve';
@@ -35,6 +36,7 @@ export class LlmClient {
   constructor(
     private readonly sources: LlmSources,
     private readonly env: LlmEnv = llmEnv,
+    private readonly tracing: Telemetry = telemetry(),
   ) {}
 
   /** The settings a call of the tenant would use now; undefined when nothing configures an endpoint. */
@@ -95,7 +97,40 @@ export class LlmClient {
   ): Promise<unknown> {
     const settings = await this.resolve(tenantId, request);
     if (!settings) throw new LlmUnavailableError(tenantId);
-    return this.endpoint(settings).json(request.system, request.user, request.format);
+    return this.call(tenantId, settings, request.system, request.user, request.format);
+  }
+
+  /** One call of `settings`' endpoint inside an LLM span of the tenant. */
+  call(
+    tenantId: string,
+    settings: LlmSettings,
+    system: string,
+    user: string,
+    format: JsonSchemaFormat,
+  ): Promise<unknown> {
+    return this.tracing.span(
+      tenantId,
+      'llm.call',
+      {
+        kind: 'client',
+        attributes: { 'openinference.span.kind': 'LLM', 'llm.model_name': settings.model },
+      },
+      async (scope) => {
+        scope.detail({
+          'llm.base_url': settings.baseURL,
+          'llm.response_format': format.name,
+          'llm.invocation_parameters': JSON.stringify({
+            temperature: settings.temperature,
+            max_tokens: settings.maxTokens,
+            seed: settings.seed ?? null,
+          }),
+        });
+        scope.verbose({ 'input.value': user, 'llm.system': system });
+        const answer = await this.endpoint(settings).json(system, user, format);
+        scope.verbose({ 'output.value': JSON.stringify(answer) });
+        return answer;
+      },
+    );
   }
 
   /** The tenant's calls as a `JsonLlm` (for the extractors), resolving the endpoint on every call. */
@@ -132,6 +167,6 @@ export class TenantLlm implements JsonLlm {
   async json(system: string, user: string, format: JsonSchemaFormat): Promise<unknown> {
     const settings = await this.settings();
     if (!settings) throw new LlmUnavailableError(this.tenantId);
-    return this.client.endpoint(settings).json(system, user, format);
+    return this.client.call(this.tenantId, settings, system, user, format);
   }
 }

@@ -7,6 +7,13 @@ import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
 
 export { type ChatReply, type ChatRequest, openAIChat } from './openai';
+export {
+  decodeJsonTraces,
+  decodeProtobufTraces,
+  type OtlpReceiver,
+  type ReceivedSpan,
+  startOtlpReceiver,
+} from './otlp';
 
 export interface SeenRequest {
   method: string;
