@@ -39,6 +39,14 @@ export interface QueueWorkerDef {
   memoryMb?: number;
 }
 
+/** A function a Step Functions state machine invokes (locally, the runtime runs the definition in process). */
+export interface StepFunctionDef {
+  name: string;
+  handler: string;
+  timeoutSeconds: number;
+  memoryMb?: number;
+}
+
 export const routes: RouteDef[] = [
   { method: 'GET', path: '/health', handler: 'http/health.health' },
 
@@ -67,6 +75,12 @@ export const routes: RouteDef[] = [
   },
   { method: 'PUT', path: '/admin/tenants/{tenant_full_id}/tier', handler: 'http/tenants.setTenantTier' },
   { method: 'GET', path: '/admin/tenants/{tenant_full_id}/tier', handler: 'http/tenants.getTenantTier' },
+  {
+    method: 'POST',
+    path: '/admin/tenants/{tenant_full_id}/provision',
+    handler: 'http/provisioning.provisionTenant',
+    timeoutSeconds: 29,
+  },
 
   {
     method: 'GET',
@@ -217,3 +231,8 @@ export function splitHandler(handler: string): { module: string; exportName: str
   const dot = handler.lastIndexOf('.');
   return { module: handler.slice(0, dot), exportName: handler.slice(dot + 1) };
 }
+
+/** The provisioning workflow's step function (every state of the state machine invokes it). */
+export const stepFunctions: StepFunctionDef[] = [
+  { name: 'provisioning-step', handler: 'workers/provisioning.step', timeoutSeconds: 900, memoryMb: 1024 },
+];

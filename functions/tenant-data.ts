@@ -7,6 +7,7 @@ import { config, configData } from '@tessera/config';
 import { taskEvents, taskEventsTenantData } from '@tessera/events';
 import { ingestionData } from '@tessera/ingestion/tenant-data';
 import { profiles, profilesData } from '@tessera/profiles';
+import { provisioningData } from '@tessera/provisioning/quotas';
 import { type TenancyDeps, TenantDataOwners, tenancy } from '@tessera/tenancy';
 
 let admin: TenancyDeps | undefined;
@@ -20,7 +21,8 @@ export function tenantAdmin(): TenancyDeps {
     .register(ingestionData(taskEvents()))
     .register(taskEventsTenantData(taskEvents()))
     .register(profilesData(profiles()))
-    .register(configData(config()));
+    .register(configData(config()))
+    .register(provisioningData());
   admin = deps;
   return admin;
 }

@@ -60,8 +60,8 @@ const TENANCY_ADMIN = {
 
 /**
  * Removing tenants: besides their records and tables, the data every store owns of them
- * (functions/tenant-data.ts): ingestion jobs, source hashes, slots and uploads, task events, profiles and
- * configuration records.
+ * (functions/tenant-data.ts): ingestion jobs, source hashes, slots and uploads, task events, profiles,
+ * configuration records and provisioning records.
  */
 const TENANT_REMOVAL: StoreGrants = {
   tables: {
@@ -73,6 +73,7 @@ const TENANT_REMOVAL: StoreGrants = {
     ingestionSlots: 'readWrite',
     profiles: 'readWrite',
     configRecords: 'readWrite',
+    provisioning: 'readWrite',
   },
   buckets: { search: 'readWrite', uploads: 'readWrite' },
 };
@@ -140,12 +141,40 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
       ingestionSlots: 'read',
       profiles: 'read',
       configRecords: 'read',
+      // The storage quota provisioning set: an upload's bytes are counted against it.
+      provisioning: 'readWrite',
     },
     buckets: { uploads: 'readWrite', search: 'read' },
     queues: { ingestion: 'send' },
   },
   // Tenant recovery (a removal), schema migration and the task event sweep.
   'workers/maintenance': { ...TENANT_REMOVAL },
+  // Starts provisioning: its execution record and workflow task; the state machine runs the steps (the
+  // bundle holds their code, which the route does not run when the state machine is set).
+  'http/provisioning': {
+    tables: {
+      ...TENANCY_READ,
+      ...TRACED,
+      taskQueues: 'readWrite',
+      taskEvents: 'readWrite',
+      profiles: 'read',
+      provisioning: 'readWrite',
+    },
+    buckets: { uploads: 'read', search: 'read' },
+  },
+  // The provisioning steps: schemas deployed and verified, tier, namespace, quota and claim records, probes
+  // written, read and deleted under the tenant's prefix, each step reported on the workflow task.
+  'workers/provisioning': {
+    tables: {
+      ...TENANCY_ADMIN.tables,
+      ...TRACED,
+      profiles: 'read',
+      provisioning: 'readWrite',
+    },
+    buckets: { uploads: 'readWrite', search: 'readWrite' },
+  },
+  // Tenant recovery, schema migration and the task event sweep.
+  'workers/maintenance': { ...TENANCY_ADMIN },
   // The ingestion worker indexes into the search backend, keeps jobs, source hashes and slots, and writes
   // pipeline artifacts beside the uploads; job recovery queues idle jobs again.
   'workers/ingestion': {
@@ -159,6 +188,8 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
       // The tenant's profiles route its files; its LLM endpoint (configuration records, tier) its claims.
       profiles: 'read',
       configRecords: 'read',
+      // The tenant's cpu_quota, when provisioning set one, is its number of slots.
+      provisioning: 'read',
     },
     buckets: { uploads: 'readWrite', search: 'readWrite' },
     queues: { ingestion: 'send' },

@@ -9,6 +9,7 @@ describe('tenantAdmin', () => {
       'task events',
       'profiles',
       'config-records',
+      'provisioning',
     ]);
     // One registry a process: every removal sees the same owners.
     expect(tenantAdmin()).toBe(tenantAdmin());

@@ -6,7 +6,14 @@
  * entry in BUDGETS_MB below in the same commit and say why in its message; a new handler module needs an
  * entry of its own. Sizes are printed on every run.
  */
-import { fallbackHandler, queueWorkers, routes, schedules, splitHandler } from '@tessera/functions/routes';
+import {
+  fallbackHandler,
+  queueWorkers,
+  routes,
+  schedules,
+  splitHandler,
+  stepFunctions,
+} from '@tessera/functions/routes';
 import { bundleHandlerModules, type HandlerBundle } from '@tessera/stacks';
 import { beforeAll, describe, expect, it } from 'vitest';
 
@@ -29,6 +36,8 @@ const BUDGETS_MB: Record<string, number> = {
   'http/ingestion': 8.6,
   'workers/maintenance': 3.65,
   'workers/ingestion': 8.55,
+  'http/provisioning': 4.15,
+  'workers/provisioning': 4.05,
 };
 
 /** Every handler module the route table names: routes, the fallback, schedules and queue workers. */
@@ -39,6 +48,7 @@ const modules = [
       ...routes.map((route) => route.handler),
       ...schedules.map((schedule) => schedule.handler),
       ...queueWorkers.map((worker) => worker.handler),
+      ...stepFunctions.map((fn) => fn.handler),
     ].map((handler) => splitHandler(handler).module),
   ),
 ];

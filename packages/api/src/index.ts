@@ -25,6 +25,7 @@ export * as OpenApi from './openapi-route';
 export * as Organizations from './organizations';
 export { queryBoolean, queryInt } from './params';
 export * as Profiles from './profiles';
+export * as Provisioning from './provisioning';
 export { contractOf, contracts } from './routes';
 export * as Schemas from './schemas';
 export * as Search from './search';

@@ -8,6 +8,7 @@ import * as Ingestion from './ingestion';
 import * as OpenApi from './openapi-route';
 import * as Organizations from './organizations';
 import * as Profiles from './profiles';
+import * as Provisioning from './provisioning';
 import * as Schemas from './schemas';
 import * as Search from './search';
 import * as Tenants from './tenants';
@@ -24,6 +25,7 @@ export const contracts: readonly RouteContract[] = [
   Tenants.deleteTenant,
   Tenants.setTenantTier,
   Tenants.getTenantTier,
+  Provisioning.provisionTenant,
   Config.getTenantConfig,
   Config.putTenantConfig,
   Config.tenantConfigHistory,

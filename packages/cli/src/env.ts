@@ -19,3 +19,17 @@ export function parseCliEnv(source: Record<string, string | undefined>): CliEnv 
 }
 
 export const cliEnv = parseEnv('CLI', schema);
+
+/** The AWS side of the in-process commands (`tessera provision`). */
+const awsSchema = z.object({
+  AWS_ENDPOINT_URL: z.url().optional(),
+  /** The local runtime's data directory, whose lock file names its emulators. */
+  TESSERA_DATA_DIR: z.string().min(1).default('.tessera'),
+});
+
+export const awsEnv = parseEnv('CLI', awsSchema);
+
+/** Sets AWS variables for the SDK of this process (it reads them when a client is made). */
+export function setAwsVariables(variables: Record<string, string>): void {
+  for (const [name, value] of Object.entries(variables)) process.env[name] = value;
+}

@@ -12,6 +12,7 @@ import {
   type TaskRecord,
   TaskReporter,
 } from '@tessera/events';
+import { ingestionSlots } from '@tessera/provisioning/quotas';
 import { telemetry } from '@tessera/telemetry';
 import type { IngestionDeps } from './deps';
 import { ingestionEnv } from './env';
@@ -63,8 +64,11 @@ export async function runJob(deps: IngestionDeps, jobId: string, timeMs?: number
   }
   // A holder of its own per attempt: a duplicate delivery must not free the slot of the attempt running.
   const holder = `${jobId}#${randomUUID()}`;
-  const takeSlot = () =>
-    deps.jobs.acquireSlot(job.tenant_id, holder, ingestionEnv.tenantSlots, SLOT_LEASE_MS);
+  // The tenant's cpu_quota, when provisioning set one, is its number of slots.
+  const slots = deps.quotas
+    ? await ingestionSlots(deps.quotas, job.tenant_id, ingestionEnv.tenantSlots)
+    : ingestionEnv.tenantSlots;
+  const takeSlot = () => deps.jobs.acquireSlot(job.tenant_id, holder, slots, SLOT_LEASE_MS);
   if (!(await takeSlot())) {
     // Every slot of the tenant is busy: back on the queue (a new message, so waiting burns no deliveries).
     await enqueueJob(deps, jobId, ingestionEnv.slotRetrySeconds);

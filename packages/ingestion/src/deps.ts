@@ -3,6 +3,7 @@ import type { ContentDeps } from '@tessera/content';
 import type { TaskEvents } from '@tessera/events';
 import type { ClaimExtractor, EntityExtractor } from '@tessera/extractors';
 import type { GraphDeps } from '@tessera/graph';
+import type { ProvisioningStore } from '@tessera/provisioning/quotas';
 import type { MediaTools } from './pipelines/media-tools';
 import type { BlobStore, JobQueue, JobRepository, MediaTaskLauncher } from './ports';
 
@@ -27,6 +28,11 @@ export interface IngestionDeps {
    * platform's LLM client); `entities` and `claims` above otherwise.
    */
   extractorsFor?: (tenantFullId: string) => Promise<Extractors>;
+  /**
+   * Tenants' quotas, as provisioning recorded them: storage across uploads, concurrent slots. Absent: the
+   * deployment's slots and no storage limit.
+   */
+  quotas?: ProvisioningStore;
 }
 
 export interface Extractors {

@@ -8,6 +8,7 @@ import { BadRequestError, log, PayloadTooLargeError, ValidationError } from '@te
 import { QUEUED_INGESTION_LEASE_MS } from '@tessera/events';
 import { checkMediaType, SNIFF_BYTES } from '@tessera/media/sniff';
 import { streamingUrl } from '@tessera/platform';
+import { reserveUploadBytes } from '@tessera/provisioning/quotas';
 import { type GuardedTenant, incarnationOf, requireTenant } from '@tessera/tenancy';
 import type { IngestionDeps } from './deps';
 import { ingestionEnv } from './env';
@@ -177,6 +178,8 @@ export async function submitUpload(
     request.files.length === 1
       ? request.files[0]!.bytes
       : Buffer.concat(request.files.map((file) => file.bytes));
+  // Counted against the tenant's storage quota first: 413 past it, and nothing stored.
+  if (deps.quotas) await reserveUploadBytes(deps.quotas, tenant.full, body.byteLength);
   let stored = false;
   try {
     await deps.blobs.put(key, body);

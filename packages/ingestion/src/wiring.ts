@@ -9,6 +9,7 @@ import {
   OpenAIEntityExtractor,
 } from '@tessera/extractors';
 import { graphDeps } from '@tessera/graph';
+import { provisioningStore } from '@tessera/provisioning/quotas';
 import type { IngestionDeps } from './deps';
 import { DynamoJobRepository } from './dynamo-job-repository';
 import { EcsMediaTaskLauncher } from './ecs-media-task-launcher';
@@ -39,6 +40,7 @@ export function ingestion(): IngestionDeps {
     jobs: new DynamoJobRepository(),
     blobs: new S3BlobStore(),
     queue: new SqsJobQueue(),
+    quotas: provisioningStore(),
     entities,
     // A job's LLM calls go to its tenant's endpoint (its `llm` record, else the system's, else TESSERA_LLM_*),
     // resolved by the one LLM client on every call, so a changed record holds from the next call on.

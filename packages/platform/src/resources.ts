@@ -106,6 +106,16 @@ export const tables = {
     partitionKey: 'tenant_id',
     sortKey: 'kind_version',
   },
+  /**
+   * Provisioning: executions of the workflow (`execution#<id>`) with each step's outcome, and each tenant's
+   * provisioned resources (`tenant#<id>`: namespace, quota, storage claim), the quota ingestion enforces.
+   */
+  provisioning: {
+    name: 'provisioning',
+    envVar: 'TESSERA_TABLE_PROVISIONING',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+  },
 } satisfies Record<string, TableDef>;
 
 export const queues = {
