@@ -48,3 +48,9 @@ export {
 export { type BucketKey, createBucket, createTable, Storage, type TableKey } from './storage';
 export { composeTessera, type Tessera, type TesseraProps } from './tessera';
 export { Workers, type WorkersProps } from './workers';
+export {
+  PROVISION_ROUTE_HANDLER,
+  STATE_MACHINE_VARIABLE,
+  Workflows,
+  type WorkflowsProps,
+} from './workflows';

@@ -12,6 +12,7 @@ import { Schedules } from './schedules';
 import { checkMediaSettings, type FunctionSettings, type MediaSettings } from './settings';
 import { Storage } from './storage';
 import { Workers } from './workers';
+import { Workflows } from './workflows';
 
 export interface TesseraProps {
   /** The SST or CDK stage, any name SST accepts; functions derive their resource prefix from it. */
@@ -29,6 +30,7 @@ export interface Tessera {
   api: Api;
   workers: Workers;
   schedules: Schedules;
+  workflows: Workflows;
   /** The media worker, unless media is off. */
   media?: MediaWorker;
   /** The GPU sidecars, when any run. */
@@ -47,7 +49,8 @@ export function composeTessera(stack: Stack, props: TesseraProps): Tessera {
   const api = new Api(stack, 'Api', { functions });
   const workers = new Workers(stack, 'Workers', { functions, storage, queues });
   const schedules = new Schedules(stack, 'Schedules', { functions });
-  const tessera: Tessera = { storage, queues, functions, api, workers, schedules };
+  const workflows = new Workflows(stack, 'Workflows', { functions, api });
+  const tessera: Tessera = { storage, queues, functions, api, workers, schedules, workflows };
   const mediaSettings = props.media ?? { worker: true, sidecars: [] };
   checkMediaSettings(mediaSettings, props.settings);
   if (!mediaSettings.worker) return tessera;

@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { queueWorkers, routes, schedules } from '@tessera/functions/routes';
+import { queueWorkers, routes, schedules, stepFunctions } from '@tessera/functions/routes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT, type AwsLoopback, startAwsLoopback } from './aws-loopback';
 
@@ -131,7 +131,7 @@ describe('sst build (integration)', () => {
       (resource) => resource.Type === 'AWS::Lambda::Function',
     );
     expect(functions.length).toBeGreaterThanOrEqual(
-      routes.length + 1 + schedules.length + queueWorkers.length,
+      routes.length + 1 + schedules.length + queueWorkers.length + stepFunctions.length,
     );
     expect(new Set(aws.calls)).toEqual(
       new Set([
@@ -185,8 +185,11 @@ describe('cdk synth (integration)', () => {
     const functions = Object.values(template.Resources).filter(
       (resource) => resource.Type === 'AWS::Lambda::Function',
     );
-    // Ours, and CDK's handler of bucket notifications.
-    expect(functions).toHaveLength(routes.length + 1 + schedules.length + queueWorkers.length + 1);
+    // Ours (routes, the fallback, schedules, queue workers, step functions), and CDK's handler of bucket
+    // notifications.
+    expect(functions).toHaveLength(
+      routes.length + 1 + schedules.length + queueWorkers.length + stepFunctions.length + 1,
+    );
     const stages = new Set(
       functions.map(
         (fn) =>
