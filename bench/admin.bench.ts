@@ -1,16 +1,21 @@
 /**
  * Administration figures: configuration record reads, cached and uncached, through the local runtime and in
- * process (the domain over the emulated DynamoDB); profile create, update and get through the runtime.
+ * process (the domain over the emulated DynamoDB); profile create, update and get through the runtime; the
+ * 12-step provisioning workflow run in process by the runtime, from its start to its CompleteEvent.
  * Targets (issue 16): a cached read p99 ≤ 5 ms in process, a profile get p99 ≤ 50 ms through the runtime.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { readEvents } from '../test/support/sse';
 
 const root = path.resolve(import.meta.dirname, '..');
 const READS = Number(process.env.BENCH_ADMIN_READS ?? 1000);
 const WRITES = Number(process.env.BENCH_ADMIN_WRITES ?? 200);
+const PROVISIONS = Number(process.env.BENCH_ADMIN_PROVISIONS ?? 10);
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -191,6 +196,77 @@ async function profileRoutes(dataDir: string) {
   }
 }
 
+/** An OTLP/HTTP collector on loopback that takes every export (the telemetry step needs one). */
+async function collector(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * The 12-step provisioning workflow of fresh tenants, one after another: the start's answer, and the time
+ * from the start to the workflow task's CompleteEvent; then a repeated start of a finished one.
+ */
+async function provisioningRuns(dataDir: string) {
+  const traces = await collector();
+  const runtime = await startRuntime(dataDir, { TESSERA_TELEMETRY_URL: traces.url });
+  try {
+    const starts: number[] = [];
+    const workflows: number[] = [];
+    const repeats: number[] = [];
+    for (let i = 0; i < PROVISIONS; i++) {
+      const tenant = `bench:prov${i}`;
+      const created = await fetch(`${runtime.url}/admin/tenants`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ tenant_id: tenant, base_schemas: ['document_text'] }),
+      });
+      if (created.status !== 201) throw new Error(`tenant create answered ${created.status}`);
+      const body = JSON.stringify({
+        tier: 'pro',
+        cpu_quota: 2,
+        memory_quota: 1024,
+        storage_quota: 1_000_000,
+      });
+      const started = performance.now();
+      const answer = await fetch(`${runtime.url}/admin/tenants/${tenant}/provision`, {
+        method: 'POST',
+        headers: json,
+        body,
+      });
+      starts.push(performance.now() - started);
+      if (answer.status !== 202)
+        throw new Error(`provision answered ${answer.status}: ${await answer.text()}`);
+      const { events_url } = (await answer.json()) as { events_url: string };
+      const events = await readEvents(`${runtime.url}${events_url}`, 120_000);
+      workflows.push(performance.now() - started);
+      if (events.at(-1)?.type !== 'complete')
+        throw new Error(`provisioning ended with ${JSON.stringify(events.at(-1))}`);
+      repeats.push(
+        await timed(
+          () =>
+            fetch(`${runtime.url}/admin/tenants/${tenant}/provision`, {
+              method: 'POST',
+              headers: json,
+              body,
+            }),
+          202,
+        ),
+      );
+    }
+    return { starts, workflows, repeats };
+  } finally {
+    await runtime.stop();
+    await traces.close();
+  }
+}
+
 export async function adminBench(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-bench-admin-'));
   try {
@@ -198,6 +274,7 @@ export async function adminBench(): Promise<void> {
     const uncachedHttp = await runtimeReads(path.join(dataDir, 'uncached'), '0');
     const inProcess = await inProcessReads(path.join(dataDir, 'inproc'));
     const profiles = await profileRoutes(path.join(dataDir, 'profiles'));
+    const provisions = await provisioningRuns(path.join(dataDir, 'provisioning'));
     console.log(`\nAdministration (ms)                                       p50      p99      max`);
     console.log(row(`config read through the runtime, cached (${READS})`, cachedHttp));
     console.log(row(`config read through the runtime, uncached (${READS})`, uncachedHttp));
@@ -207,6 +284,11 @@ export async function adminBench(): Promise<void> {
     console.log(row(`PUT /admin/profiles/{name} (${WRITES}, 20 profiles)`, profiles.updates));
     console.log(row(`GET /admin/profiles/{name} (${WRITES})`, profiles.gets));
     console.log(row(`GET /admin/tenants/{id}, alternating with it (baseline)`, profiles.tenantGets));
+    console.log(row(`POST /admin/tenants/{id}/provision, answer (${PROVISIONS})`, provisions.starts));
+    console.log(
+      row(`12-step provisioning workflow, start to complete (${PROVISIONS})`, provisions.workflows),
+    );
+    console.log(row(`POST …/provision again, the same execution (${PROVISIONS})`, provisions.repeats));
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
