@@ -4,14 +4,14 @@
  * execution, a failed step retried without redoing the finished ones, a run killed half-way finished by the
  * next start, and the storage quota and tier it sets taking effect.
  */
-import { Provisioning } from '@tessera/api';
+import { PROVISION_STEPS } from '@tessera/provisioning/definition';
 import { closedPortUrl, type OtlpReceiver, startOtlpReceiver } from '@tessera/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upload } from './support/ingestion';
 import { call, type RuntimeProcess, spawnRuntime, tempDataDir } from './support/runtime';
 import { readEvents, type StreamEvent } from './support/sse';
 
-const STEPS = Provisioning.PROVISION_STEPS;
+const STEPS = PROVISION_STEPS;
 const LEASE = { TESSERA_PROVISION_LEASE_MS: '1500' };
 
 let rt: RuntimeProcess;

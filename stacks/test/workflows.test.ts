@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import { Provisioning } from '@tessera/api';
 import { routes } from '@tessera/functions/routes';
+import { PROVISION_STEPS } from '@tessera/provisioning/definition';
 import { Api, PROVISION_ROUTE_HANDLER, STATE_MACHINE_VARIABLE, Workflows } from '@tessera/stacks';
 import type { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -52,8 +52,8 @@ describe('Workflows', () => {
     const tasks = Object.entries(definition.States)
       .filter(([, state]) => state.Type === 'Task')
       .map(([name]) => name);
-    expect(tasks).toEqual([...Provisioning.PROVISION_STEPS, 'report_failure']);
-    for (const step of Provisioning.PROVISION_STEPS) {
+    expect(tasks).toEqual([...PROVISION_STEPS, 'report_failure']);
+    for (const step of PROVISION_STEPS) {
       expect(definition.States[step]).toMatchObject({
         Resource: 'arn:aws:lambda:us-east-1:123456789012:function:step',
         Retry: [expect.objectContaining({ ErrorEquals: expect.arrayContaining(['StepError']) })],

@@ -6,24 +6,6 @@ import { z } from 'zod';
 import { route } from './contract';
 import { outage, tenantGuard } from './errors';
 
-/** The workflow's steps, in order, named as document 2 names them. */
-export const PROVISION_STEPS = [
-  'validate_tenant_id',
-  'create_namespace',
-  'deploy_schemas',
-  'create_telemetry_project',
-  'resource_quotas',
-  'storage_claim',
-  'initialize_memory',
-  'set_tier',
-  'verify_namespace',
-  'verify_storage',
-  'verify_tenant',
-  'notify',
-] as const;
-export const ProvisionStep = z.enum(PROVISION_STEPS);
-export type ProvisionStep = z.infer<typeof ProvisionStep>;
-
 export const ProvisionRequest = z
   .strictObject({
     profiles: z

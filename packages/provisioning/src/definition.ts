@@ -4,9 +4,26 @@
  * caught into a report of the failed step. The state machine of the stacks is this definition with the step
  * function's ARN; the local runtime runs the same definition in process (`runDefinition`).
  */
-import { Provisioning } from '@tessera/api';
 
-const { PROVISION_STEPS } = Provisioning;
+/**
+ * The workflow's steps, in order, named as document 2 names them. This module imports nothing: the stacks
+ * read it (through SST's build, which leaves workspace packages it knows of unbundled).
+ */
+export const PROVISION_STEPS = [
+  'validate_tenant_id',
+  'create_namespace',
+  'deploy_schemas',
+  'create_telemetry_project',
+  'resource_quotas',
+  'storage_claim',
+  'initialize_memory',
+  'set_tier',
+  'verify_namespace',
+  'verify_storage',
+  'verify_tenant',
+  'notify',
+] as const;
+export type ProvisionStep = (typeof PROVISION_STEPS)[number];
 
 /** A step's definite failure (bad input, a missing collector): reported, not retried. */
 export const STEP_FAILED = 'StepFailed';
@@ -15,7 +32,7 @@ export const STEP_ERROR = 'StepError';
 
 /** What the step function is invoked with. */
 export interface StepPayload {
-  step: Provisioning.ProvisionStep | 'report_failure';
+  step: ProvisionStep | 'report_failure';
   execution_id: string;
   tenant_id: string;
   /** `report_failure`: the caught error (`{Error, Cause}`). */

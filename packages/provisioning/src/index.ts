@@ -5,6 +5,8 @@
 export { type RunOutcome, runDefinition, StatesError } from './asl';
 export {
   type AslDefinition,
+  PROVISION_STEPS,
+  type ProvisionStep,
   provisioningDefinition,
   STEP_ERROR,
   STEP_FAILED,

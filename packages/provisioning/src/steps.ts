@@ -14,6 +14,7 @@ import {
   requireTenant,
   setTier,
 } from '@tessera/tenancy';
+import type { ProvisionStep } from './definition';
 import type { ProvisioningDeps } from './deps';
 
 /** A step's definite failure, reported in one line and not retried. */
@@ -142,7 +143,7 @@ export async function storeTier(deps: ProvisioningDeps, tenantId: string, tier: 
 type StepRun = (context: StepContext) => Promise<Outcome>;
 
 /** The twelve steps of the workflow, by name. */
-export const STEPS: Record<Provisioning.ProvisionStep, StepRun> = {
+export const STEPS: Record<ProvisionStep, StepRun> = {
   validate_tenant_id: async ({ tenantId }) => ({ workflow_tenant_id: workflowTenantId(tenantId) }),
   create_namespace: async ({ deps, tenantId }) => {
     const prefix = namespacePrefix(tenantId);

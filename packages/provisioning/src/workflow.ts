@@ -118,7 +118,26 @@ export async function startProvisioning(
     if (existing) log.info('provisioning resumed', { execution: executionId, attempt, was: existing.status });
     await openTask(deps, record, leaseMs);
     if (!deps.runner) throw new Error('provisioning has no workflow runner');
-    await deps.runner.start({ execution_id: executionId, tenant_id: tenant.full, attempt });
+    try {
+      await deps.runner.start({ execution_id: executionId, tenant_id: tenant.full, attempt });
+    } catch (error) {
+      // Not started: the next start must not take it for running.
+      const cause = `the run could not be started: ${(error as Error).message}`;
+      await update(deps, tenant.full, executionId, (current) => ({
+        ...current,
+        status: 'failed',
+        error: cause,
+      }));
+      await deps.events
+        .append(record.workflow_id, {
+          type: 'error',
+          error_type: 'ProvisioningNotStarted',
+          error_message: `Provisioning ${executionId} ${cause}`,
+          recoverable: true,
+        })
+        .catch(() => undefined);
+      throw error;
+    }
     return answer(record);
   }
   throw new Error(`provisioning ${executionId} kept changing under this start; retry`);
@@ -169,6 +188,8 @@ export async function runStep(deps: ProvisioningDeps, payload: StepPayload): Pro
     ...current,
     lease_until: deps.now() + leaseOf(deps),
   }));
+  // The task's lease too: a run of the state machine has no process holding it between steps.
+  await deps.events.renew(record.workflow_id, record.owner, leaseOf(deps)).catch(() => undefined);
   const done = record.steps[step];
   if (done?.status === 'completed') {
     await report(deps, record, {

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { Provisioning } from '@tessera/api';
+import { PROVISION_STEPS } from '@tessera/provisioning/definition';
 import { describe, expect, it } from 'vitest';
 import { IN_PROCESS_STEP, provisioningDefinition, runDefinition, STEP_ERROR } from '../src/index';
 
@@ -17,9 +17,9 @@ describe('provisioningDefinition', () => {
     expect(validate(definition)).toMatchObject({ isValid: true, errors: [] });
     expect(validate(provisioningDefinition(IN_PROCESS_STEP)).isValid).toBe(true);
     const tasks = Object.entries(definition.States).filter(([, state]) => state.Type === 'Task');
-    expect(tasks.map(([name]) => name)).toEqual([...Provisioning.PROVISION_STEPS, 'report_failure']);
+    expect(tasks.map(([name]) => name)).toEqual([...PROVISION_STEPS, 'report_failure']);
     expect(definition.StartAt).toBe('validate_tenant_id');
-    for (const step of Provisioning.PROVISION_STEPS) {
+    for (const step of PROVISION_STEPS) {
       expect(definition.States[step]).toMatchObject({
         Resource: ARN,
         Parameters: { step, 'execution_id.$': '$.execution_id', 'tenant_id.$': '$.tenant_id' },
@@ -57,9 +57,7 @@ describe('runDefinition', () => {
       noSleep,
     );
     expect(outcome.status).toBe('succeeded');
-    expect(calls).toEqual(
-      Provisioning.PROVISION_STEPS.map((step) => ({ step, execution_id: 'e1', tenant_id: 'a:b' })),
-    );
+    expect(calls).toEqual(PROVISION_STEPS.map((step) => ({ step, execution_id: 'e1', tenant_id: 'a:b' })));
     expect((outcome.output as { results: Record<string, unknown> }).results.notify).toEqual({
       ran: 'notify',
     });
