@@ -173,8 +173,6 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
     },
     buckets: { uploads: 'readWrite', search: 'readWrite' },
   },
-  // Tenant recovery, schema migration and the task event sweep.
-  'workers/maintenance': { ...TENANCY_ADMIN },
   // The ingestion worker indexes into the search backend, keeps jobs, source hashes and slots, and writes
   // pipeline artifacts beside the uploads; job recovery queues idle jobs again.
   'workers/ingestion': {

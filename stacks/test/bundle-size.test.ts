@@ -24,8 +24,8 @@ const MB = 1_000_000;
 const BUDGETS_MB: Record<string, number> = {
   'http/fallback': 0.99,
   'http/health': 3.95,
-  'http/organizations': 3.45,
-  'http/tenants': 3.45,
+  'http/organizations': 3.95,
+  'http/tenants': 3.95,
   'http/config': 3.45,
   'http/profiles': 3.45,
   'http/schemas': 3.45,
