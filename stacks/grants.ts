@@ -168,6 +168,8 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
     tables: {
       ...TENANCY_ADMIN.tables,
       ...TRACED,
+      taskQueues: 'readWrite',
+      taskEvents: 'readWrite',
       profiles: 'read',
       provisioning: 'readWrite',
     },

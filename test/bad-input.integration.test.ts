@@ -273,6 +273,12 @@ function baselines(): Record<string, Omit<Baseline, 'path'> & { path?: string[] 
       body: { tenant_id: TENANT, force: true },
       writes: true,
     },
+    'provisioning.provisionTenant': {
+      path: [TENANT],
+      body: { tier: 'pro', cpu_quota: 2 },
+      writes: true,
+      accepts: { tier: (v) => /^[a-z0-9_-]{1,32}$/.test(v) },
+    },
     'config.getSystemConfig': { writes: false },
     'config.putSystemConfig': {
       query: { created_by: 'corpus' },

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { route } from './contract';
-import { outage, tenantGuard } from './errors';
+import { outage, plain, tenantGuard } from './errors';
 
 export const ProvisionRequest = z
   .strictObject({
@@ -60,5 +60,11 @@ export const provisionTenant = route({
   path: z.object({ tenant_full_id: z.string() }),
   body: ProvisionRequest,
   responses: { 202: { description: 'The execution, started or already known.', schema: ProvisionStarted } },
-  errors: { ...tenantGuard, 503: outage },
+  errors: {
+    ...tenantGuard,
+    404: plain(
+      "The tenant is not registered (`Tenant '<id>' not registered.`), or a listed profile is not the tenant's: `Profile 'X' not found for tenant '<id>'`.",
+    ),
+    503: outage,
+  },
 });

@@ -7,8 +7,9 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Provisioning } from '@tessera/api';
-import { failpoint, log } from '@tessera/core';
+import { failpoint, log, NotFoundError } from '@tessera/core';
 import type { EventBody } from '@tessera/events';
+import { tenantProfiles } from '@tessera/profiles';
 import { requireTenant } from '@tessera/tenancy';
 import { STEP_ERROR, type StepPayload } from './definition';
 import type { ProvisioningDeps } from './deps';
@@ -85,6 +86,16 @@ export async function startProvisioning(
   input: Provisioning.ProvisionRequest,
 ): Promise<Provisioning.ProvisionStarted> {
   const { tenant } = await requireTenant(deps.tenancy, rawTenantId);
+  // Profiles the tenant does not have are refused now (404), before any execution or task is written.
+  if (input.profiles) {
+    const view = await tenantProfiles(deps.profiles, tenant.full, { fresh: true });
+    const missing = input.profiles.filter((name) => !view.get(name));
+    if (missing.length > 0) {
+      throw new NotFoundError(
+        `Profile${missing.length > 1 ? 's' : ''} ${missing.map((name) => `'${name}'`).join(', ')} not found for tenant '${tenant.full}'`,
+      );
+    }
+  }
   const executionId = executionName(tenant.full, input);
   const leaseMs = leaseOf(deps);
   for (let tries = 0; tries < 5; tries++) {
