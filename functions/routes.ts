@@ -173,6 +173,17 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/events/queues/{task_id}', handler: 'http/events.queueInfo' },
   { method: 'GET', path: '/events/queues/{task_id}/offset', handler: 'http/events.queueOffset' },
 
+  { method: 'GET', path: '/agents', handler: 'http/agents.listAgents' },
+  { method: 'GET', path: '/agents/by-capability/{capability}', handler: 'http/agents.agentsByCapability' },
+  { method: 'GET', path: '/agents/{agent_name}/card', handler: 'http/agents.agentCard' },
+  {
+    method: 'POST',
+    path: '/agents/{agent_name}/process',
+    handler: 'http/agents.processAgent',
+    timeoutSeconds: 29,
+    memoryMb: 2048,
+  },
+
   { method: 'GET', path: '/openapi.json', handler: 'http/openapi.openapi' },
 ];
 

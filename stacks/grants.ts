@@ -119,6 +119,18 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
     tables: { ...TENANCY_READ, ...TRACED, profiles: 'read' },
     buckets: { search: 'read' },
   },
+  // Agents search the tenant's content (its own profiles too), read the system configuration (agent overrides)
+  // and the tenant's routing and LLM records, and report workflow runs.
+  'http/agents': {
+    tables: {
+      ...TENANCY_READ,
+      taskQueues: 'readWrite',
+      taskEvents: 'readWrite',
+      profiles: 'read',
+      configRecords: 'read',
+    },
+    buckets: { search: 'read' },
+  },
   // Upserts write the tenant's graph tables.
   'http/graph': {
     tables: { ...TENANCY_READ, ...TRACED },

@@ -38,6 +38,7 @@ const BUDGETS_MB: Record<string, number> = {
   'workers/ingestion': 8.55,
   'http/provisioning': 4.15,
   'workers/provisioning': 4.05,
+  'http/agents': 4.95,
 };
 
 /** Every handler module the route table names: routes, the fallback, schedules and queue workers. */

@@ -5,6 +5,7 @@
  * Every field has a default, so a record never written answers its defaults at version 0.
  */
 import { z } from 'zod';
+import { AgentName } from './agents';
 import { route } from './contract';
 import { outage, plain, tenantGuard } from './errors';
 import { queryInt } from './params';
@@ -98,7 +99,10 @@ export const SystemConfig = z
     telemetry_url: httpUrl.nullable().default(null),
     search_backend: z.string().min(1).max(100).default('lancedb'),
     semantic_router: SemanticRouterConfig.prefault({}),
-    agents: z.record(z.string().min(1).max(100), AgentOverride).default({}),
+    agents: z
+      .partialRecord(AgentName, AgentOverride)
+      .default({})
+      .meta({ description: 'Per-agent overrides of the registry defaults (`configs/agents.json`).' }),
   })
   .meta({ id: 'SystemConfig' });
 export type SystemConfig = z.output<typeof SystemConfig>;

@@ -3,6 +3,7 @@
  * modules of functions/http). Depends on zod only, so browsers, the CLI and agents import it as the server
  * does; `@tessera/api/openapi` builds the OpenAPI document from it.
  */
+export * as Agents from './agents';
 export * as Config from './config';
 export type { Answer, FormContract, HttpMethod, RouteContract } from './contract';
 export { route } from './contract';

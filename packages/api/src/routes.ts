@@ -1,4 +1,5 @@
 /** Every route contract, in the order of the route table. */
+import * as Agents from './agents';
 import * as Config from './config';
 import type { RouteContract } from './contract';
 import * as Events from './events';
@@ -61,6 +62,10 @@ export const contracts: readonly RouteContract[] = [
   Events.queues,
   Events.queueInfo,
   Events.queueOffset,
+  Agents.listAgents,
+  Agents.agentsByCapability,
+  Agents.agentCard,
+  Agents.processAgent,
   OpenApi.openapi,
 ];
 

@@ -41,6 +41,8 @@ export interface RouteRequest<S extends RouteSpec> {
   /** The form of a multipart route: its validated fields and the files of its file field. */
   form: S['form'] extends FormSpec<infer F> ? { fields: z.output<F>; files: FormFile[] } : undefined;
   event: APIGatewayProxyEventV2;
+  /** The Lambda context: the time the invocation has left, among others. */
+  context: Context;
 }
 
 /** A handler returns a plain value (200) or `reply(status, body)`. */
@@ -200,7 +202,7 @@ export function httpRoute<const S extends RouteSpec>(
         const form = spec.form
           ? await parseForm(event, spec.form, spec.maxFileBytes ?? MAX_BODY_BYTES)
           : undefined;
-        request = { body, query, path, form, event } as RouteRequest<S>;
+        request = { body, query, path, form, event, context } as RouteRequest<S>;
       } catch (error) {
         // Refused before its tenant was validated: traced under the tenant its path or query names, if any.
         const tenant = requestTenant({ path: event.pathParameters, query: event.queryStringParameters });

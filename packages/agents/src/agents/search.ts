@@ -1,0 +1,132 @@
+/**
+ * The retrieval agents: search over the tenant's content index (as `/search/` does) with the context's
+ * profile or the one profile selection chooses; document, image and audio agents search their modality and
+ * answer the sentence of the hits that best answers the query, verbatim.
+ */
+import { type Agents, Search } from '@tessera/api';
+import { resolveProfile, searchContent } from '@tessera/content';
+import { BadRequestError, ValidationError } from '@tessera/core';
+import type { Agent, AgentRun } from '../agent';
+import type { AgentsDeps } from '../deps';
+import { overlap, queryTerms, sentences } from '../text';
+import { selectProfile } from './profile-selection';
+
+export interface Retrieval extends Agents.SearchAgentResult {
+  /** The full text of each hit (its profile's text fields), for agents that read more than the snippet. */
+  texts: Map<string, string>;
+}
+
+export async function retrieve(
+  deps: AgentsDeps,
+  run: AgentRun,
+  options: { modality?: Agents.Modality; topK?: number } = {},
+): Promise<Retrieval> {
+  const strategy =
+    run.context.strategy === undefined ? undefined : Search.RankingStrategy.safeParse(run.context.strategy);
+  if (strategy && !strategy.success) {
+    throw new BadRequestError(
+      `Unknown strategy '${run.context.strategy}': expected one of ${Search.RankingStrategy.options.join(', ')}`,
+    );
+  }
+  let profile = run.context.profile;
+  const selectedBy = profile ? 'context' : 'profile_selection_agent';
+  if (!profile) {
+    await run.phase('select_profile');
+    profile =
+      (await selectProfile(deps, run.tenant.full, run.query, options.modality)).selected_profile ?? undefined;
+  }
+  const empty = {
+    results: [],
+    count: 0,
+    profile: profile ?? null,
+    strategy: null,
+    profile_selected_by: selectedBy,
+    sources: [],
+    method: 'retrieval',
+    texts: new Map(),
+  } as const;
+  if (!profile) return { ...empty, results: [], sources: [], texts: new Map() };
+  await run.phase('retrieval');
+  const found = await searchContent(deps.content, {
+    query: run.query,
+    tenant_id: run.tenant.full,
+    profile,
+    strategy: strategy?.data,
+    top_k: options.topK ?? run.context.top_k ?? 10,
+  });
+  const textFields = (await resolveProfile(deps.content, run.tenant.full, found.profile ?? profile))
+    .text_fields;
+  const texts = new Map(
+    found.results.map((hit) => [
+      hit.document_id,
+      textFields
+        .map((field) => hit.fields[field])
+        .filter((value): value is string => typeof value === 'string' && value !== '')
+        .join('\n'),
+    ]),
+  );
+  const results = found.results.map(({ document_id, source_doc_id, score, rank, text, profile: p }) => ({
+    document_id,
+    source_doc_id,
+    score,
+    rank,
+    text,
+    profile: p,
+  }));
+  return {
+    results,
+    count: results.length,
+    profile: found.profile ?? profile,
+    strategy: typeof found.strategy === 'string' ? found.strategy : null,
+    profile_selected_by: selectedBy,
+    sources: results.map((hit) => hit.document_id),
+    method: 'retrieval',
+    texts,
+  };
+}
+
+export const searchAgent: Agent = {
+  name: 'search_agent',
+  async run(deps, run) {
+    const { texts: _texts, ...result } = await retrieve(deps, run);
+    return result;
+  },
+};
+
+/** The sentence of the hits that shares most of the query's terms (ties: the better-ranked hit), verbatim. */
+export function bestSentence(query: string, hits: { document_id: string }[], texts: Map<string, string>) {
+  const terms = queryTerms(query);
+  let best: { sentence: string; score: number } | undefined;
+  for (const [rank, hit] of hits.entries()) {
+    for (const sentence of sentences(texts.get(hit.document_id) ?? '')) {
+      const score = overlap(terms, sentence) - rank * 1e-3;
+      if (score > 0 && (!best || score > best.score)) best = { sentence, score };
+    }
+  }
+  return best?.sentence ?? null;
+}
+
+function modalAgent(name: Agents.AgentName, modality: Agents.Modality): Agent {
+  return {
+    name,
+    async run(deps, run) {
+      if (modality === 'image' && run.context.media_content_b64 !== undefined) {
+        throw new ValidationError([
+          {
+            type: 'value_error',
+            loc: ['body', 'context', 'media_content_b64'],
+            msg: "Reading a photo's text needs OCR, which this build does not have yet: send the photo's caption as the query, without the photo",
+            input: '(photo)',
+          },
+        ]);
+      }
+      const { texts, ...found } = await retrieve(deps, run, { modality });
+      const answer = bestSentence(run.query, found.results, texts);
+      return { ...found, modality, answer, method: answer === null ? 'retrieval' : 'extractive' };
+    },
+  };
+}
+
+export const documentAgent = modalAgent('document_agent', 'document');
+export const imageSearchAgent = modalAgent('image_search_agent', 'image');
+export const audioAnalysisAgent = modalAgent('audio_analysis_agent', 'audio');

@@ -1,0 +1,23 @@
+/** What the agents and their dispatch need, built once per process. */
+import type { ConfigDeps } from '@tessera/config';
+import type { ContentDeps } from '@tessera/content';
+import type { TaskEvents } from '@tessera/events';
+import type { EntityExtractor } from '@tessera/extractors';
+import type { LlmClient } from '@tessera/llm';
+import type { AgentRegistry } from './registry';
+
+export interface AgentsDeps {
+  registry: AgentRegistry;
+  /** The tenant guard, profiles and the content index the retrieval agents search. */
+  content: ContentDeps;
+  /** The system configuration (agent overrides) and the tenants' routing records. */
+  config: ConfigDeps;
+  /** Workflow runs are reported here. */
+  events: TaskEvents;
+  /** The platform's one LLM client. */
+  llm: LlmClient;
+  /** The entity tagger of the entity extraction, text analysis and gateway agents. */
+  entities: EntityExtractor;
+  /** The runtime's version, for agent cards. */
+  version: string;
+}

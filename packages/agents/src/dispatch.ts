@@ -1,0 +1,141 @@
+/**
+ * Dispatch of one task to one agent (`POST /agents/{name}/process`): the registry's checks (unknown 404,
+ * disabled 409, not built 501), the tenant guard, and the run, reported as a workflow task when it is one
+ * (document 3's run outcomes: complete, cancelled, error; a request that ends first cancels its run).
+ */
+import type { Agents } from '@tessera/api';
+import { systemConfig } from '@tessera/config';
+import { BadRequestError, ConflictError, HttpError } from '@tessera/core';
+import {
+  newWorkflowId,
+  runWorkflow,
+  TaskCancelledError,
+  TaskEventsUnavailableError,
+  type TaskReporter,
+} from '@tessera/events';
+import { type GuardedTenant, requireTenant } from '@tessera/tenancy';
+import type { AgentRun, ProcessContext } from './agent';
+import { AGENTS } from './agents/index';
+import type { AgentsDeps } from './deps';
+import { AgentNotAvailableError, answerOf, RunTimedOutError } from './errors';
+import { AgentRegistry, type RegisteredAgent } from './registry';
+
+/** Agents whose every run is a workflow task (document 3's producers). */
+export const WORKFLOW_AGENTS: ReadonlySet<string> = new Set(['orchestrator_agent', 'deep_research_agent']);
+
+export interface DispatchOptions {
+  /** The runtime's base URL, every agent's URL unless overridden. */
+  baseUrl: string;
+  /** Aborted when the request running the task ends (a Lambda's time running out). */
+  signal?: AbortSignal;
+}
+
+/** The registry of this deployment now: defaults and the system configuration's overrides. */
+export async function registeredAgents(deps: AgentsDeps, baseUrl: string): Promise<RegisteredAgent[]> {
+  const system = await systemConfig(deps.config);
+  return deps.registry.resolve(system.agents, baseUrl);
+}
+
+/** The agent of `name`, if it may run: 404 unknown, 409 disabled, 501 not built. */
+function runnable(agents: RegisteredAgent[], name: string) {
+  const entry = AgentRegistry.find(agents, name);
+  if (!entry.enabled) throw new ConflictError(`Agent '${name}' is disabled`);
+  const agent = AGENTS.get(entry.name);
+  if (!agent) throw new AgentNotAvailableError(entry.name);
+  return { entry, agent };
+}
+
+/** Resolves when `signal` aborts (never when there is none). */
+function whenAborted(signal: AbortSignal): Promise<'aborted'> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve('aborted');
+    else signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+  });
+}
+
+export async function processAgent(
+  deps: AgentsDeps,
+  name: string,
+  request: Agents.ProcessRequest,
+  options: DispatchOptions,
+): Promise<Agents.ProcessResponse> {
+  const agents = await registeredAgents(deps, options.baseUrl);
+  const { entry, agent } = runnable(agents, name);
+  if (request.agent_name !== undefined && request.agent_name !== name) {
+    throw new BadRequestError(`The body names agent '${request.agent_name}', the path '${name}'`);
+  }
+  const guarded = await requireTenant(deps.content.tenancy, request.context.tenant_id);
+  const budget = AbortSignal.timeout(entry.timeout * 1000);
+  const signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
+  const ended = () =>
+    new RunTimedOutError(
+      `Agent '${name}' did not finish within the request's time (its timeout is ${entry.timeout} s)`,
+    );
+
+  const workflowId = request.context.workflow_id;
+  if (!WORKFLOW_AGENTS.has(entry.name) && workflowId === undefined) {
+    const run = newRun(deps, agents, guarded.tenant, request.query, request.context, signal);
+    try {
+      const outcome = await Promise.race([agent.run(deps, run), whenAborted(signal)]);
+      if (outcome === 'aborted') throw ended();
+      return { status: 'completed', agent: entry.name, result: outcome as Agents.AgentResultValue };
+    } catch (error) {
+      throw answerOf(error);
+    }
+  }
+
+  const id = workflowId ?? newWorkflowId();
+  let started = false;
+  try {
+    const outcome = await runWorkflow(
+      deps.events,
+      { agent: entry.name, tenantId: guarded.tenant.full, workflowId: id, signal },
+      async (reporter) => {
+        started = true;
+        const run = newRun(deps, agents, guarded.tenant, request.query, request.context, signal, reporter);
+        const result = await agent.run(deps, run);
+        return { status: 'completed' as const, agent: entry.name, result: result as Agents.AgentResultValue };
+      },
+    );
+    // The request ended first: the run's events say so (a cancelled status); the caller gets no result.
+    if (outcome.status === 'cancelled' && signal.aborted && outcome.message.endsWith(': the request ended')) {
+      throw ended();
+    }
+    return outcome as Agents.ProcessResponse;
+  } catch (error) {
+    // The store refused before the run began (the task could not be opened, or its first event written).
+    if (!started && !(error instanceof HttpError)) throw new TaskEventsUnavailableError(id, error);
+    throw answerOf(error);
+  }
+}
+
+function newRun(
+  deps: AgentsDeps,
+  agents: RegisteredAgent[],
+  tenant: GuardedTenant['tenant'],
+  query: string,
+  context: ProcessContext,
+  signal: AbortSignal,
+  reporter?: TaskReporter,
+): AgentRun {
+  const run: AgentRun = {
+    tenant,
+    query,
+    context,
+    signal,
+    async phase(phase, message) {
+      if (signal.aborted) throw new TaskCancelledError('the request ended');
+      if (reporter) await reporter.phase(phase, message);
+    },
+    async dispatch(name, subQuery, subContext) {
+      const { agent } = runnable(agents, name);
+      const sub = newRun(deps, agents, tenant, subQuery, subContext, signal, reporter);
+      try {
+        return await agent.run(deps, sub);
+      } catch (error) {
+        throw answerOf(error);
+      }
+    },
+  };
+  return run;
+}

@@ -1,0 +1,325 @@
+/** Dispatch over fakes: the registry's checks, the tenant guard, workflow runs and their outcomes. */
+import path from 'node:path';
+import { Config } from '@tessera/api';
+import { putSystemConfig, putTenantConfig } from '@tessera/config';
+import { llmClientOf } from '@tessera/config/llm';
+import { indexDocuments } from '@tessera/content';
+import type { TaskEvents } from '@tessera/events';
+import { CompromiseEntityExtractor } from '@tessera/extractors';
+import { parseLlmEnv } from '@tessera/llm';
+import { createTenant } from '@tessera/tenancy';
+import { failure, openAIChat, useServers } from '@tessera/testing';
+import { fakeDomains } from '@tessera/testing/fakes';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  AGENTS,
+  AgentRegistry,
+  type AgentsDeps,
+  byCapability,
+  card,
+  listing,
+  loadRegistry,
+  parseRegistry,
+  processAgent,
+  registeredAgents,
+} from '../src/index';
+
+const domains = fakeDomains();
+const configDir = path.resolve(import.meta.dirname, '../../../configs');
+const deps: AgentsDeps = {
+  registry: new AgentRegistry(loadRegistry(configDir), new Set(AGENTS.keys())),
+  content: domains.content,
+  config: domains.config,
+  events: domains.ingestion.events,
+  llm: llmClientOf(domains.config, parseLlmEnv({})),
+  entities: new CompromiseEntityExtractor(),
+  version: '0.1.0',
+};
+const base = { baseUrl: 'http://localhost:28000' };
+const task = (query: string, context: Record<string, unknown> = {}) => ({
+  query,
+  context: { tenant_id: 'acme', ...context },
+});
+const servers = useServers();
+
+beforeAll(async () => {
+  await createTenant(domains.tenancy, { tenant_id: 'acme', created_by: 'test' });
+  await indexDocuments(domains.content, {
+    tenant: 'acme',
+    profile: 'document_text_semantic',
+    sourceDocId: 'handbook.md',
+    documents: [
+      {
+        fields: {
+          title: 'handbook.md',
+          text: 'Tessera indexes documents per tenant. Each tenant has its own schemas.',
+        },
+      },
+      {
+        fields: {
+          title: 'handbook.md',
+          text: 'Invoices are paid within thirty days. Late invoices carry a fee of two percent.',
+        },
+      },
+      {
+        fields: {
+          title: 'handbook.md',
+          text: 'The search agent ranks chunks with BM25 and late interaction.',
+        },
+      },
+    ],
+  });
+});
+
+describe('the registry', () => {
+  it('holds the 23 agents of document 3 with their defaults', async () => {
+    const agents = await registeredAgents(deps, base.baseUrl);
+    expect(agents).toHaveLength(23);
+    const disabled = agents.filter((a) => !a.enabled).map((a) => a.name);
+    expect(disabled.sort()).toEqual(
+      [
+        'citation_tracing_agent',
+        'contradiction_reconciliation_agent',
+        'cross_tenant_comparison_agent',
+        'federated_query_agent',
+        'kg_traversal_agent',
+        'knowledge_summarization_agent',
+        'multi_document_synthesis_agent',
+        'temporal_reasoning_agent',
+      ].sort(),
+    );
+    expect(
+      agents.every((a) => a.url === base.baseUrl && a.timeout === 30 && a.health_status === 'unknown'),
+    ).toBe(true);
+    expect(listing(agents).count).toBe(23);
+    expect(byCapability(agents, 'summarization').agents.map((a) => a.name)).toEqual(['summarizer_agent']);
+    expect(byCapability(agents, 'nothing')).toEqual({ capability: 'nothing', count: 0, agents: [] });
+  });
+
+  it('refuses a registry file with an unknown or a missing agent', () => {
+    const entry = { port: 1, enabled: true, capabilities: ['x'], description: 'x' };
+    expect(() => parseRegistry({ agents: { bogus_agent: entry } }, 'f')).toThrow(
+      /unknown agents bogus_agent/,
+    );
+    expect(() => parseRegistry({ agents: { search_agent: entry } }, 'f')).toThrow(
+      /missing agents text_analysis_agent/,
+    );
+  });
+
+  it('applies the system configuration overrides and generates A2A cards', async () => {
+    await putSystemConfig(
+      domains.config,
+      Config.SystemConfig.parse({
+        agents: { coding_agent: { enabled: false, timeout: 5, url: 'http://coder:8010' } },
+      }),
+      'test',
+    );
+    const agents = await registeredAgents(deps, base.baseUrl);
+    const coding = agents.find((a) => a.name === 'coding_agent')!;
+    expect(coding).toMatchObject({ enabled: false, timeout: 5, url: 'http://coder:8010' });
+    const summary = card(AgentRegistry.find(agents, 'summarizer_agent'), '0.1.0');
+    expect(summary).toMatchObject({
+      name: 'summarizer_agent',
+      url: 'http://localhost:28000/agents/summarizer_agent/process',
+      process_endpoint: '/agents/summarizer_agent/process',
+      health_endpoint: '/health',
+      skills: [{ id: 'summarization', name: 'Summarization' }],
+      enabled: true,
+      available: true,
+    });
+    expect(() => AgentRegistry.find(agents, 'nope')).toThrow("Agent 'nope' not found");
+    expect((await failure(processAgent(deps, 'coding_agent', task('write code'), base))).message).toBe(
+      "Agent 'coding_agent' is disabled",
+    );
+    await putSystemConfig(domains.config, Config.SystemConfig.parse({}), 'test');
+  });
+});
+
+describe('processAgent', () => {
+  it('answers 404 for an unknown agent or tenant, 400 for another body agent, 501 for an agent not built', async () => {
+    expect(await failure(processAgent(deps, 'nope', task('q'), base))).toMatchObject({ status: 404 });
+    expect(
+      await failure(
+        processAgent(deps, 'search_agent', { ...task('q'), context: { tenant_id: 'ghost' } }, base),
+      ),
+    ).toMatchObject({ status: 404, message: "Tenant 'ghost:ghost' not registered." });
+    expect(
+      await failure(processAgent(deps, 'search_agent', { ...task('q'), agent_name: 'coding_agent' }, base)),
+    ).toMatchObject({ status: 400 });
+    const missing = await failure(processAgent(deps, 'coding_agent', task('write a parser'), base));
+    expect(missing).toMatchObject({
+      status: 501,
+      detail: { error: 'agent_not_available', agent: 'coding_agent' },
+    });
+  });
+
+  it('searches with the profile that profile selection chooses and names its sources', async () => {
+    const answer = await processAgent(deps, 'search_agent', task('late invoices fee'), base);
+    expect(answer).toMatchObject({ status: 'completed', agent: 'search_agent' });
+    const result = (answer as { result: Record<string, unknown> }).result;
+    expect(result).toMatchObject({
+      profile: 'document_text_semantic',
+      profile_selected_by: 'profile_selection_agent',
+      method: 'retrieval',
+    });
+    const results = result.results as { document_id: string; text: string }[];
+    expect(results[0]!.text).toMatch(/Late invoices/);
+    expect(result.sources).toEqual(results.map((r) => r.document_id));
+  });
+
+  it('answers with the document sentence that best answers the query, verbatim', async () => {
+    const answer = (await processAgent(
+      deps,
+      'document_agent',
+      task('how long until invoices are paid'),
+      base,
+    )) as {
+      result: Record<string, unknown>;
+    };
+    expect(answer.result).toMatchObject({
+      answer: 'Invoices are paid within thirty days.',
+      method: 'extractive',
+    });
+  });
+
+  it('summarizes extractively without an LLM, and through the LLM when the tenant has one', async () => {
+    const extractive = (await processAgent(deps, 'summarizer_agent', task('invoices'), base)) as {
+      result: { summary: string; method: string; sources: string[] };
+    };
+    expect(extractive.result.method).toBe('extractive');
+    expect(extractive.result.summary).toContain('Invoices are paid within thirty days.');
+    expect(extractive.result.sources.length).toBeGreaterThan(0);
+
+    const llm = await servers.start(
+      openAIChat(() => ({ content: { summary: 'Invoices: 30 days, 2% late fee.' } })),
+    );
+    await putTenantConfig(
+      domains.config,
+      'acme:acme',
+      'llm',
+      Config.LlmEndpointConfig.parse({ model: 'openai/m', api_base: `${llm.url}/v1` }),
+      'test',
+    );
+    const generated = (await processAgent(deps, 'summarizer_agent', task('invoices'), base)) as {
+      result: { summary: string; method: string };
+    };
+    expect(generated.result).toMatchObject({ summary: 'Invoices: 30 days, 2% late fee.', method: 'llm' });
+    expect(JSON.stringify(llm.requests[0]!.body)).toContain('Late invoices carry a fee');
+    await putTenantConfig(
+      domains.config,
+      'acme:acme',
+      'llm',
+      Config.LlmEndpointConfig.parse({
+        model: 'openai/m',
+        api_base: `${llm.url.replace(/:\d+$/, ':9')}/v1`,
+        request_timeout: 1,
+      }),
+      'test',
+    );
+    expect(await failure(processAgent(deps, 'summarizer_agent', task('invoices'), base))).toMatchObject({
+      status: 502,
+    });
+    await putTenantConfig(
+      domains.config,
+      'acme:acme',
+      'llm',
+      Config.LlmEndpointConfig.parse({ model: 'openai/m', api_base: `${llm.url}/v1` }),
+      'test',
+    );
+  });
+
+  it('reports a workflow run: started, its phases, the complete event; a taken id answers 409', async () => {
+    const answer = await processAgent(
+      deps,
+      'entity_extraction_agent',
+      task('Marie Curie worked in Paris', { workflow_id: 'wf-entities' }),
+      base,
+    );
+    expect(answer).toMatchObject({
+      status: 'completed',
+      result: { entity_count: 2, dominant_types: ['Person', 'Location'] },
+    });
+    const events = await deps.events.read('wf-entities', 0, 100);
+    expect(events.map((e) => ('phase' in e ? e.phase : e.type))).toEqual([
+      'started',
+      'extract_entities',
+      'complete',
+    ]);
+    expect(
+      await failure(
+        processAgent(deps, 'entity_extraction_agent', task('x', { workflow_id: 'wf-entities' }), base),
+      ),
+    ).toMatchObject({
+      status: 409,
+    });
+  });
+
+  it('stops a workflow run that is cancelled at its next phase with the cancelled shape', async () => {
+    const llm = await servers.start(
+      openAIChat(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        return { content: { summary: 'late' } };
+      }),
+    );
+    await putTenantConfig(
+      domains.config,
+      'acme:acme',
+      'llm',
+      Config.LlmEndpointConfig.parse({ model: 'openai/m', api_base: `${llm.url}/v1` }),
+      'test',
+    );
+    const running = processAgent(
+      deps,
+      'summarizer_agent',
+      task('invoices', { workflow_id: 'wf-cancel' }),
+      base,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await deps.events.cancel('wf-cancel', 'workflow', 'user asked');
+    expect(await running).toEqual({
+      status: 'cancelled',
+      agent: 'summarizer_agent',
+      workflow_id: 'wf-cancel',
+      message: 'Workflow wf-cancel was cancelled: user asked',
+    });
+    const events = await deps.events.read('wf-cancel', 0, 100);
+    expect(events.at(-1)).toMatchObject({ type: 'status', state: 'cancelled', message: 'user asked' });
+  });
+
+  it('answers 504 and reports the run cancelled when the request ends first', async () => {
+    const llm = await servers.start(openAIChat(() => 'hang'));
+    await putTenantConfig(
+      domains.config,
+      'acme:acme',
+      'llm',
+      Config.LlmEndpointConfig.parse({ model: 'openai/m', api_base: `${llm.url}/v1` }),
+      'test',
+    );
+    const error = await failure(
+      processAgent(deps, 'summarizer_agent', task('invoices', { workflow_id: 'wf-ended' }), {
+        ...base,
+        signal: AbortSignal.timeout(200),
+      }),
+    );
+    expect(error).toMatchObject({ status: 504 });
+    const events = await deps.events.read('wf-ended', 0, 100);
+    expect(events.at(-1)).toMatchObject({
+      type: 'status',
+      state: 'cancelled',
+      message: 'The request running workflow wf-ended ended before it finished',
+    });
+  });
+
+  it('answers 503 task_events_unavailable when the store does not answer', async () => {
+    const broken: TaskEvents = Object.create(deps.events, {
+      open: { value: async () => Promise.reject(new Error('connect ECONNREFUSED')) },
+    });
+    const error = await failure(
+      processAgent({ ...deps, events: broken }, 'search_agent', task('q', { workflow_id: 'wf-down' }), base),
+    );
+    expect(error).toMatchObject({
+      status: 503,
+      detail: { error: 'task_events_unavailable', failure: 'TaskEventsUnavailable', task_id: 'wf-down' },
+    });
+  });
+});
