@@ -32,7 +32,7 @@ interface Runtime {
 }
 
 /** The runtime's entry point as `npm start` runs it, on free ports, answering once it listens. */
-async function startRuntime(dataDir: string, env: Record<string, string> = {}): Promise<Runtime> {
+export async function startRuntime(dataDir: string, env: Record<string, string> = {}): Promise<Runtime> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'packages/runtime/src/main.ts'], {
     cwd: root,
     env: {

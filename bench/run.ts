@@ -1,5 +1,6 @@
 /** `npm run bench [name...]`: runs the benchmarks and prints their figures. */
 import { adminBench } from './admin.bench';
+import { agentsBench } from './agents.bench';
 import { bundlesBench } from './bundles.bench';
 import { encodersBench } from './encoders.bench';
 import { eventsBench } from './events.bench';
@@ -25,6 +26,7 @@ const benches: Record<string, () => Promise<void>> = {
   bundles: bundlesBench,
   uploads: uploadsBench,
   admin: adminBench,
+  agents: agentsBench,
 };
 
 const wanted = process.argv.slice(2);
