@@ -279,6 +279,16 @@ function baselines(): Record<string, Omit<Baseline, 'path'> & { path?: string[] 
       writes: true,
       accepts: { tier: (v) => /^[a-z0-9_-]{1,32}$/.test(v) },
     },
+    'agents.listAgents': { writes: false },
+    'agents.agentCard': { path: ['search_agent'], writes: false },
+    'agents.agentsByCapability': { path: ['search'], writes: false },
+    'agents.processAgent': {
+      path: ['search_agent'],
+      body: { agent_name: 'search_agent', query: 'rotate keys', context: { tenant_id: TENANT } },
+      // The task message keeps keys it does not declare for the agent (document 3).
+      dropsUnknownFields: true,
+      writes: false,
+    },
     'config.getSystemConfig': { writes: false },
     'config.putSystemConfig': {
       query: { created_by: 'corpus' },
