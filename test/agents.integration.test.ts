@@ -239,8 +239,10 @@ describe('workflow runs (integration)', () => {
       'select_profile',
       'retrieval',
       'complete',
+      'end',
     ]);
-    expect(stream.at(-1)).toMatchObject({
+    // The stream of an ended task closes with its end frame, after the last event.
+    expect(stream.at(-2)).toMatchObject({
       result: { status: 'completed' },
       summary: 'search_agent finished with status completed',
     });
@@ -270,7 +272,7 @@ describe('workflow runs (integration)', () => {
       workflow_id: id,
       message: `Workflow ${id} was cancelled: enough`,
     });
-    expect((await events(id)).at(-1)).toMatchObject({
+    expect((await events(id)).at(-2)).toMatchObject({
       type: 'status',
       state: 'cancelled',
       message: 'enough',
