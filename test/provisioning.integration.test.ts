@@ -103,6 +103,23 @@ describe('provisioning through the runtime (integration)', () => {
     ]);
     expect(over.status).toBe(413);
     expect(over.body).toEqual({ detail: "Tenant 'acme:prod' storage quota of 400 bytes exceeded" });
+    // A presigned upload counts its declared size (the PUT is signed for it): no way around the quota.
+    const presigned = await call(rt.url, 'POST', '/ingestion/uploads', {
+      tenant_id: 'acme:prod',
+      filename: 'big.md',
+      size: 200,
+    });
+    expect(presigned.status).toBe(413);
+    expect(presigned.body).toEqual({ detail: "Tenant 'acme:prod' storage quota of 400 bytes exceeded" });
+    expect(
+      (
+        await call(rt.url, 'POST', '/ingestion/uploads', {
+          tenant_id: 'acme:prod',
+          filename: 'ok.md',
+          size: 50,
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('reports the failed step, then a repeated start retries it without redoing the finished ones', async () => {

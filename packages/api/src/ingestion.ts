@@ -203,7 +203,7 @@ export const upload = route({
     400: plain(`${refusedFile.description} Or a malformed multipart body.`),
     404: tenantGuard[404],
     409: tenantGuard[409],
-    413: plain('A file is over the upload limit.'),
+    413: plain("A file is over the upload limit, or the upload would pass the tenant's storage quota."),
     415: plain('The body is not multipart/form-data.'),
     503: outage,
   },
@@ -223,7 +223,7 @@ export const presign = route({
     400: refusedFile,
     404: tenantGuard[404],
     409: tenantGuard[409],
-    413: plain('The file is over the upload limit.'),
+    413: plain("The file is over the upload limit, or its size would pass the tenant's storage quota."),
     503: outage,
   },
 });

@@ -211,6 +211,8 @@ export async function presignUpload(
     'presigned',
     jobId,
   );
+  // Counted against the tenant's storage quota now: the PUT is signed for exactly this size.
+  if (deps.quotas) await reserveUploadBytes(deps.quotas, tenant.full, request.size);
   const url = await deps.blobs.presignPut(key, {
     size: request.size,
     contentType: request.content_type,
