@@ -1,71 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, type RuntimeProcess, spawnRuntime } from './support/runtime';
+import { readStream } from './support/sse';
 
 let rt: RuntimeProcess;
 type Store = import('@tessera/events').TaskEvents;
 let store: Store;
 let counter = 0;
 const id = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${counter++}`;
-
-interface Frame {
-  id?: string;
-  // biome-ignore lint/suspicious/noExplicitAny: frames are JSON whose fields the tests assert one by one
-  data?: any;
-  comment?: string;
-  retry?: string;
-}
-
-/** Reads an SSE stream until it ends or `until` says stop; frames in order. */
-async function readStream(
-  url: string,
-  options: {
-    headers?: Record<string, string>;
-    until?: (frames: Frame[]) => boolean;
-    onFrame?: (f: Frame) => void;
-  } = {},
-) {
-  const controller = new AbortController();
-  const response = await fetch(url, { headers: options.headers, signal: controller.signal });
-  const frames: Frame[] = [];
-  if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
-    return {
-      status: response.status,
-      frames,
-      body: (await response.json()) as { detail: { loc: string[] }[] },
-    };
-  }
-  const reader = response.body!.getReader();
-  let buffer = '';
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += Buffer.from(value).toString();
-      let cut = buffer.indexOf('\n\n');
-      while (cut >= 0) {
-        const block = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        const frame: Frame = {};
-        for (const line of block.split('\n')) {
-          if (line.startsWith('id: ')) frame.id = line.slice(4);
-          else if (line.startsWith('retry: ')) frame.retry = line.slice(7);
-          else if (line.startsWith('data: ')) frame.data = JSON.parse(line.slice(6));
-          else if (line.startsWith(': ')) frame.comment = line.slice(2);
-        }
-        frames.push(frame);
-        options.onFrame?.(frame);
-        cut = buffer.indexOf('\n\n');
-      }
-      if (options.until?.(frames)) {
-        controller.abort();
-        break;
-      }
-    }
-  } catch (error) {
-    if ((error as Error).name !== 'AbortError') throw error;
-  }
-  return { status: response.status, frames, body: undefined };
-}
 
 beforeAll(async () => {
   rt = await spawnRuntime();
@@ -257,40 +198,4 @@ describe('cancel and queue routes (integration)', () => {
     expect((await call(rt.url, 'GET', '/events/queues')).status).toBe(422);
     expect((await call(rt.url, 'GET', '/events/queues?tenant_id=ghost')).status).toBe(404);
   });
-});
-
-describe('event streams when the store fails (integration)', () => {
-  // Runs last: it takes the store away by stopping the runtime that holds the emulators.
-  it('sends heartbeats while idle, ends a stream with stream_error when the store goes, and answers 503 before a stream', async () => {
-    const second = await spawnRuntime({
-      env: { AWS_ENDPOINT_URL: rt.emulatorUrl!, TESSERA_SSE_HEARTBEAT_SECONDS: '0.3' },
-    });
-    try {
-      const taskId = id('wf');
-      await open(taskId);
-      let stopped = false;
-      const { frames } = await readStream(`${second.url}/events/workflows/${taskId}`, {
-        onFrame: (frame) => {
-          if (frame.comment === 'heartbeat' && !stopped) {
-            stopped = true;
-            void rt.stop();
-          }
-        },
-      });
-      expect(frames[0]!.data.type).toBe('connected');
-      expect(frames.some((f) => f.comment === 'heartbeat')).toBe(true);
-      expect(frames.at(-1)!.data).toMatchObject({ type: 'stream_error' });
-      const refused = await call(second.url, 'GET', `/events/workflows/${taskId}`);
-      expect(refused.status).toBe(503);
-      expect(refused.body.detail).toEqual({
-        error: 'task_events_unavailable',
-        message: 'The task event store did not answer; retry.',
-        failure: 'TaskEventsUnavailable',
-        task_id: taskId,
-      });
-      expect((await call(second.url, 'POST', `/events/workflows/${taskId}/cancel`, {})).status).toBe(503);
-    } finally {
-      await second.stop();
-    }
-  }, 90_000);
 });
