@@ -6,6 +6,7 @@
 import { config, configData } from '@tessera/config';
 import { taskEvents, taskEventsTenantData } from '@tessera/events';
 import { ingestionData } from '@tessera/ingestion/tenant-data';
+import { instructionsData, memories, memoriesData } from '@tessera/memories';
 import { profiles, profilesData } from '@tessera/profiles';
 import { provisioningData } from '@tessera/provisioning/quotas';
 import { type TenancyDeps, TenantDataOwners, tenancy } from '@tessera/tenancy';
@@ -22,7 +23,9 @@ export function tenantAdmin(): TenancyDeps {
     .register(taskEventsTenantData(taskEvents()))
     .register(profilesData(profiles()))
     .register(configData(config()))
-    .register(provisioningData());
+    .register(provisioningData())
+    .register(memoriesData(memories()))
+    .register(instructionsData(memories()));
   admin = deps;
   return admin;
 }

@@ -61,7 +61,7 @@ const TENANCY_ADMIN = {
 /**
  * Removing tenants: besides their records and tables, the data every store owns of them
  * (functions/tenant-data.ts): ingestion jobs, source hashes, slots and uploads, task events, profiles,
- * configuration records and provisioning records.
+ * configuration records, provisioning records, agent memories and instructions.
  */
 const TENANT_REMOVAL: StoreGrants = {
   tables: {
@@ -74,6 +74,7 @@ const TENANT_REMOVAL: StoreGrants = {
     profiles: 'readWrite',
     configRecords: 'readWrite',
     provisioning: 'readWrite',
+    instructions: 'readWrite',
   },
   buckets: { search: 'readWrite', uploads: 'readWrite' },
 };
@@ -120,16 +121,20 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
     buckets: { search: 'read' },
   },
   // Agents search the tenant's content (its own profiles too), read the system configuration (agent overrides)
-  // and the tenant's routing and LLM records, and report workflow runs.
+  // and the tenant's routing and LLM records, and report workflow runs. A run reads the tenant's instructions
+  // and leaves a memory, deploying the tenant's memory schema on its first (a registry row, the tenant record).
   'http/agents': {
     tables: {
       ...TENANCY_READ,
+      tenants: 'readWrite',
+      schemaRegistry: 'readWrite',
       taskQueues: 'readWrite',
       taskEvents: 'readWrite',
       profiles: 'read',
       configRecords: 'read',
+      instructions: 'read',
     },
-    buckets: { search: 'read' },
+    buckets: { search: 'readWrite' },
   },
   // Upserts write the tenant's graph tables.
   'http/graph': {

@@ -10,6 +10,8 @@ describe('tenantAdmin', () => {
       'profiles',
       'config-records',
       'provisioning',
+      'agent-memories',
+      'instructions',
     ]);
     // One registry a process: every removal sees the same owners.
     expect(tenantAdmin()).toBe(tenantAdmin());

@@ -4,6 +4,7 @@ import type { ContentDeps } from '@tessera/content';
 import type { TaskEvents } from '@tessera/events';
 import type { EntityExtractor } from '@tessera/extractors';
 import type { LlmClient } from '@tessera/llm';
+import type { MemoriesDeps } from '@tessera/memories';
 import type { AgentRegistry } from './registry';
 
 export interface AgentsDeps {
@@ -18,6 +19,8 @@ export interface AgentsDeps {
   llm: LlmClient;
   /** The entity tagger of the entity extraction, text analysis and gateway agents. */
   entities: EntityExtractor;
+  /** The tenants' agent memories and instructions. */
+  memories: MemoriesDeps;
   /** The runtime's version, for agent cards. */
   version: string;
 }

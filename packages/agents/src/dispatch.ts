@@ -13,11 +13,13 @@ import {
   TaskEventsUnavailableError,
   type TaskReporter,
 } from '@tessera/events';
+import { recallMemories, tenantInstructions } from '@tessera/memories';
 import { type GuardedTenant, requireTenant } from '@tessera/tenancy';
 import type { AgentRun, ProcessContext } from './agent';
 import { AGENTS } from './agents/index';
 import type { AgentsDeps } from './deps';
 import { AgentNotAvailableError, answerOf, RunTimedOutError } from './errors';
+import { rememberRun } from './memory';
 import { AgentRegistry, type RegisteredAgent } from './registry';
 
 /** Agents whose every run is a workflow task (document 3's producers). */
@@ -65,6 +67,8 @@ export async function processAgent(
     throw new BadRequestError(`The body names agent '${request.agent_name}', the path '${name}'`);
   }
   const guarded = await requireTenant(deps.content.tenancy, request.context.tenant_id);
+  const instructions = await tenantInstructions(deps.memories, guarded.tenant.full);
+  const scope: RunScope = { deps, agents, guarded, instructions };
   const budget = AbortSignal.timeout(entry.timeout * 1000);
   const signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
   const ended = () =>
@@ -74,10 +78,12 @@ export async function processAgent(
 
   const workflowId = request.context.workflow_id;
   if (!WORKFLOW_AGENTS.has(entry.name) && workflowId === undefined) {
-    const run = newRun(deps, agents, guarded.tenant, request.query, request.context, signal);
+    const run = newRun(scope, entry.name, request.query, request.context, signal);
     try {
       const outcome = await Promise.race([agent.run(deps, run), whenAborted(signal)]);
       if (outcome === 'aborted') throw ended();
+      // Not awaited: the answer does not wait for its memory.
+      void rememberRun(deps.memories, guarded, entry.name, request.query, outcome);
       return { status: 'completed', agent: entry.name, result: outcome as Agents.AgentResultValue };
     } catch (error) {
       throw answerOf(error);
@@ -92,7 +98,7 @@ export async function processAgent(
       { agent: entry.name, tenantId: guarded.tenant.full, workflowId: id, signal },
       async (reporter) => {
         started = true;
-        const run = newRun(deps, agents, guarded.tenant, request.query, request.context, signal, reporter);
+        const run = newRun(scope, entry.name, request.query, request.context, signal, reporter);
         const result = await agent.run(deps, run);
         return { status: 'completed' as const, agent: entry.name, result: result as Agents.AgentResultValue };
       },
@@ -100,6 +106,15 @@ export async function processAgent(
     // The request ended first: the run's events say so (a cancelled status); the caller gets no result.
     if (outcome.status === 'cancelled' && signal.aborted && outcome.message.endsWith(': the request ended')) {
       throw ended();
+    }
+    if (outcome.status === 'completed') {
+      void rememberRun(
+        deps.memories,
+        guarded,
+        entry.name,
+        request.query,
+        outcome.result as Record<string, unknown>,
+      );
     }
     return outcome as Agents.ProcessResponse;
   } catch (error) {
@@ -109,27 +124,37 @@ export async function processAgent(
   }
 }
 
+/** What every run of one request shares: the registry as resolved, the tenant and its instructions. */
+interface RunScope {
+  deps: AgentsDeps;
+  agents: RegisteredAgent[];
+  guarded: GuardedTenant;
+  instructions: string;
+}
+
 function newRun(
-  deps: AgentsDeps,
-  agents: RegisteredAgent[],
-  tenant: GuardedTenant['tenant'],
+  scope: RunScope,
+  agentName: Agents.AgentName,
   query: string,
   context: ProcessContext,
   signal: AbortSignal,
   reporter?: TaskReporter,
 ): AgentRun {
+  const { deps, agents, guarded } = scope;
   const run: AgentRun = {
-    tenant,
+    tenant: guarded.tenant,
     query,
     context,
     signal,
+    instructions: scope.instructions,
+    recall: (text, limit) => recallMemories(deps.memories, guarded, agentName, text, limit),
     async phase(phase, message) {
       if (signal.aborted) throw new TaskCancelledError('the request ended');
       if (reporter) await reporter.phase(phase, message);
     },
     async dispatch(name, subQuery, subContext) {
-      const { agent } = runnable(agents, name);
-      const sub = newRun(deps, agents, tenant, subQuery, subContext, signal, reporter);
+      const { entry, agent } = runnable(agents, name);
+      const sub = newRun(scope, entry.name, subQuery, subContext, signal, reporter);
       try {
         return await agent.run(deps, sub);
       } catch (error) {

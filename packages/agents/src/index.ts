@@ -3,6 +3,7 @@
  * dispatch of a task to an agent (with workflow reporting), and the agents this build implements.
  */
 export type { Agent, AgentRun, ProcessContext } from './agent';
+export { systemPrompt } from './agent';
 export { classify, classifyQuery, executionAgent, route } from './agents/gateway';
 export { AGENTS } from './agents/index';
 export { guessModality, selectProfile } from './agents/profile-selection';
@@ -11,6 +12,7 @@ export { extractiveSummary } from './agents/summarizer';
 export type { AgentsDeps } from './deps';
 export { processAgent, registeredAgents, WORKFLOW_AGENTS } from './dispatch';
 export { AgentNotAvailableError, RunTimedOutError } from './errors';
+export { answerLine, memoryOf } from './memory';
 export {
   type AgentDefaults,
   AgentRegistry,

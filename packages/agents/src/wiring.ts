@@ -4,6 +4,7 @@ import { llmClient } from '@tessera/config/llm';
 import { content } from '@tessera/content';
 import { taskEvents } from '@tessera/events';
 import { createEntityExtractor } from '@tessera/extractors';
+import { memories } from '@tessera/memories';
 import { platformEnv } from '@tessera/platform';
 import { AGENTS } from './agents/index';
 import type { AgentsDeps } from './deps';
@@ -22,6 +23,7 @@ export function agents(): AgentsDeps {
     events: taskEvents(),
     llm: llmClient(),
     entities: createEntityExtractor(),
+    memories: memories(),
     version: AGENTS_VERSION,
   };
   return deps;

@@ -33,6 +33,7 @@ const deps: AgentsDeps = {
   events: domains.ingestion.events,
   llm: llmClientOf(domains.config, parseLlmEnv({})),
   entities: new CompromiseEntityExtractor(),
+  memories: domains.memories,
   version: '0.1.0',
 };
 const base = { baseUrl: 'http://localhost:28000' };

@@ -22,6 +22,7 @@ export * as Graph from './graph';
 export * as Health from './health';
 export { Actor, MediaType, NodeRef, ProfileName, TaskId } from './ids';
 export * as Ingestion from './ingestion';
+export * as Memories from './memories';
 export * as OpenApi from './openapi-route';
 export * as Organizations from './organizations';
 export { queryBoolean, queryInt } from './params';

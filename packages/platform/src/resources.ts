@@ -106,6 +106,12 @@ export const tables = {
     partitionKey: 'tenant_id',
     sortKey: 'kind_version',
   },
+  /** Each tenant's agent instructions: one item a tenant, its `version` moved by conditional writes. */
+  instructions: {
+    name: 'instructions',
+    envVar: 'TESSERA_TABLE_INSTRUCTIONS',
+    partitionKey: 'tenant_id',
+  },
   /**
    * Provisioning: executions of the workflow (`execution#<id>`) with each step's outcome, and each tenant's
    * provisioned resources (`tenant#<id>`: namespace, quota, storage claim), the quota ingestion enforces.

@@ -5,8 +5,10 @@ import {
   configStoreContract,
   contentIndexContract,
   graphStoreContract,
+  instructionsStoreContract,
   jobQueueContract,
   jobRepositoryContract,
+  memoryStoreContract,
   profileStoreContract,
   searchBackendContract,
   taskEventsContract,
@@ -17,8 +19,10 @@ import {
   InMemoryConfigStore,
   InMemoryContentIndex,
   InMemoryGraphStore,
+  InMemoryInstructionsStore,
   InMemoryJobQueue,
   InMemoryJobRepository,
+  InMemoryMemoryStore,
   InMemoryProfileStore,
   InMemorySearchBackend,
   InMemorySearchDatabase,
@@ -65,3 +69,12 @@ graphStoreContract('InMemoryGraphStore', () => ({
     new InMemorySearchBackend(search).deploySchema(schema, schemaCatalog.get('knowledge_graph')!),
   drop: (schema) => new InMemorySearchBackend(search).dropSchema(schema),
 }));
+
+memoryStoreContract('InMemoryMemoryStore', () => ({
+  store: new InMemoryMemoryStore(search, encoder),
+  other: () => new InMemoryMemoryStore(search, encoder),
+  deploy: (schema) =>
+    new InMemorySearchBackend(search).deploySchema(schema, schemaCatalog.get('agent_memories')!),
+  drop: (schema) => new InMemorySearchBackend(search).dropSchema(schema),
+}));
+instructionsStoreContract('InMemoryInstructionsStore', () => new InMemoryInstructionsStore());

@@ -6,7 +6,7 @@
 import type { Agents } from '@tessera/api';
 import { LlmCallError, shorten } from '@tessera/llm';
 import { z } from 'zod';
-import type { Agent, AgentRun } from '../agent';
+import { type Agent, type AgentRun, systemPrompt } from '../agent';
 import type { AgentsDeps } from '../deps';
 import { overlap, queryTerms, sentences, words } from '../text';
 import { retrieve } from './search';
@@ -88,8 +88,10 @@ export const summarizerAgent: Agent = {
       ...passages.map((p) => `[${p.id}] ${p.text.slice(0, PASSAGE_CHARS)}`),
     ].join('\n\n');
     const raw = await deps.llm.json(run.tenant.full, {
-      system:
+      system: systemPrompt(
+        run,
         'Summarize the passages for the request in a few sentences. Use only what the passages say; if they do not cover the request, say so.',
+      ),
       user,
       format: SUMMARY_FORMAT,
     });

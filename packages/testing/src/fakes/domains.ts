@@ -10,12 +10,14 @@ import { taskEventsTenantData } from '@tessera/events';
 import { type ClaimExtractor, CompromiseEntityExtractor, type EntityExtractor } from '@tessera/extractors';
 import type { GraphDeps } from '@tessera/graph';
 import { type IngestionDeps, ingestionTenantData } from '@tessera/ingestion';
+import { instructionsData, type MemoriesDeps, memoriesData } from '@tessera/memories';
 import { type ProfilesDeps, ProfileViews, profilesData, tenantProfiles } from '@tessera/profiles';
 import { type TenancyDeps, TenantDataOwners } from '@tessera/tenancy';
 import { profileCatalog, schemaCatalog } from '../catalogs';
 import { InMemoryConfigStore } from './config-store';
 import { InMemoryGraphStore } from './graph-store';
 import { InMemoryBlobStore, InMemoryJobQueue, InMemoryJobRepository } from './ingestion';
+import { InMemoryInstructionsStore, InMemoryMemoryStore } from './memories';
 import { InMemoryProfileStore } from './profile-store';
 import { InMemoryContentIndex, InMemorySearchBackend, InMemorySearchDatabase } from './search';
 import { InMemoryTaskEvents } from './task-events';
@@ -45,6 +47,7 @@ export interface FakeDomains {
     blobs: InMemoryBlobStore;
     queue: InMemoryJobQueue;
   };
+  memories: MemoriesDeps & { store: InMemoryMemoryStore; instructions: InMemoryInstructionsStore };
 }
 
 /** Every domain over fakes; the embedded encoder and entity tagger are the real ones unless given. */
@@ -99,11 +102,20 @@ export function fakeDomains(
     entities: options.entities ?? new CompromiseEntityExtractor(),
     claims: options.claims,
   };
+  const memories = {
+    tenancy,
+    store: new InMemoryMemoryStore(search, encoder),
+    instructions: new InMemoryInstructionsStore(),
+    writes: new KeyedSerializer(),
+    now: clock.now,
+  };
   // The stores holding tenant data, in the order the application registers them (functions/tenant-data.ts).
   tenancy.owners
     .register(ingestionTenantData(ingestion, PURGE_TIMING))
     .register(taskEventsTenantData(events, PURGE_TIMING))
     .register(profilesData(profiles))
-    .register(configData(config));
-  return { clock, search, backend, tenancy, config, profiles, content, graph, ingestion };
+    .register(configData(config))
+    .register(memoriesData(memories))
+    .register(instructionsData(memories));
+  return { clock, search, backend, tenancy, config, profiles, content, graph, ingestion, memories };
 }

@@ -7,6 +7,7 @@ export { InMemoryConfigStore } from './config-store';
 export { type FakeDomains, fakeDomains, TestClock } from './domains';
 export { InMemoryGraphStore } from './graph-store';
 export { InMemoryBlobStore, InMemoryJobQueue, InMemoryJobRepository } from './ingestion';
+export { InMemoryInstructionsStore, InMemoryMemoryStore } from './memories';
 export { InMemoryProfileStore } from './profile-store';
 export {
   InMemoryContentIndex,

@@ -1,0 +1,178 @@
+/**
+ * The LanceDB adapter of the memory store: a tenant's memories are rows of its `agent_memories_<suffix>`
+ * table (content, agent, time, the content's token vectors and their sign bits, and the encoder that made
+ * them), read into a `MemoryIndex` once per table identity (name and incarnation) and version, where recall
+ * scores them. A write of this process is applied to the index it read; another process's moves the version,
+ * and the table is read again.
+ */
+import type { Table } from '@lancedb/lancedb';
+import { KeyedSerializer } from '@tessera/core';
+import type { MultiVectorEncoder } from '@tessera/encoders';
+import {
+  type DocumentRow,
+  documentTable,
+  type LanceDatabase,
+  lanceMaintenance,
+  type SchemaTemplate,
+  sqlString,
+} from '@tessera/search';
+import { type IndexedMemory, indexed, MemoryIndex, type RecallScoring } from './memory-index';
+import type { Memory, RecalledMemory } from './model';
+import type { MemoryStore } from './store';
+
+const COLUMNS = ['document_id', 'agent_name', 'content', 'created_at', 'metadata'];
+
+export class LanceMemoryStore implements MemoryStore {
+  private readonly indexes = new Map<string, { table: string; index: Promise<MemoryIndex> }>();
+  /** Writes and deletes of one tenant go one at a time; other tenants' go on. */
+  private readonly writes = new KeyedSerializer();
+
+  constructor(
+    readonly db: LanceDatabase,
+    private readonly template: SchemaTemplate,
+    private readonly encoder: MultiVectorEncoder,
+    private readonly scoring: RecallScoring = 'hybrid',
+  ) {}
+
+  private async index(schema: string): Promise<{ table?: Table; index: MemoryIndex }> {
+    const table = await this.db.openTable(schema);
+    if (!table) {
+      this.indexes.delete(schema);
+      return { index: new MemoryIndex(-1) };
+    }
+    return { table, index: await this.indexOf(schema, table) };
+  }
+
+  private async indexOf(schema: string, table: Table): Promise<MemoryIndex> {
+    const version = await table.version();
+    const identity = this.db.identity(table);
+    const cached = this.indexes.get(schema);
+    if (cached?.table === identity) {
+      const index = await cached.index.catch(() => undefined);
+      if (index && index.version === version) return index;
+    }
+    const loading = this.load(table, version);
+    const entry = { table: identity, index: loading };
+    this.indexes.set(schema, entry);
+    loading.catch(() => {
+      if (this.indexes.get(schema) === entry) this.indexes.delete(schema);
+    });
+    return loading;
+  }
+
+  /** Every memory of a table version; rows another encoder embedded are embedded again, in memory only. */
+  private async load(table: Table, version: number): Promise<MemoryIndex> {
+    const index = new MemoryIndex(version);
+    const result = await table
+      .query()
+      .select([...COLUMNS, 'embedding_binary'])
+      .toArrow();
+    const stale: Memory[] = [];
+    for (const batch of result.batches) {
+      const [ids, agents, contents, times, metadata] = COLUMNS.map((name) => batch.getChild(name)!);
+      const binary = batch.getChild('embedding_binary')!.data[0]!;
+      const offsets = binary.valueOffsets as Int32Array;
+      const bytes = binary.children[0]!.children[0]!.values as Uint8Array;
+      for (let row = 0; row < batch.numRows; row++) {
+        const memory: Memory = {
+          memory_id: String(ids!.get(row)),
+          agent_name: String(agents!.get(row) ?? ''),
+          content: String(contents!.get(row) ?? ''),
+          created_at: Number(times!.get(row) ?? 0),
+        };
+        if (encoderOf(metadata!.get(row)) !== this.encoder.fingerprint) {
+          stale.push(memory);
+          continue;
+        }
+        const start = offsets[row]!;
+        const tokens = offsets[row + 1]! - start;
+        index.add(indexed(memory, { tokens, binary: bytes.subarray(start * 16, (start + tokens) * 16) }));
+      }
+    }
+    for (const memory of await this.embed(stale)) index.add(memory);
+    return index;
+  }
+
+  private async embed(memories: readonly Memory[]): Promise<(IndexedMemory & { vectors: Float32Array })[]> {
+    if (memories.length === 0) return [];
+    const vectors = await this.encoder.encode(
+      memories.map((memory) => memory.content),
+      'document',
+    );
+    return memories.map((memory, i) => ({ ...indexed(memory, vectors[i]!), vectors: vectors[i]!.vectors }));
+  }
+
+  add(schema: string, memories: readonly Memory[]): Promise<void> {
+    return this.writes.run(schema, async () => {
+      const { table, index } = await this.index(schema);
+      if (!table) throw new Error(`Memory schema ${schema} is not deployed`);
+      if (memories.length === 0) return;
+      const embedded = await this.embed(memories);
+      const metadata = JSON.stringify({ encoder: this.encoder.fingerprint });
+      const rows: DocumentRow[] = embedded.map((memory) => ({
+        document_id: memory.memory_id,
+        agent_name: memory.agent_name,
+        content: memory.content,
+        created_at: memory.created_at,
+        metadata,
+        embedding: { tokens: memory.tokens, values: memory.vectors },
+        embedding_binary: {
+          tokens: memory.tokens,
+          values: new Uint8Array(memory.codes.buffer, memory.codes.byteOffset, memory.codes.byteLength),
+        },
+      }));
+      await table.add(documentTable(this.template, rows) as never);
+      lanceMaintenance(this.db).touch(schema);
+      this.settle(schema, index, await table.version(), () => {
+        for (const memory of embedded) {
+          const { vectors: _, ...kept } = memory;
+          index.add(kept);
+        }
+      });
+    });
+  }
+
+  /** Applies our own commit to the index read before it; one that moved further means another writer too. */
+  private settle(schema: string, index: MemoryIndex, version: number, apply: () => void): void {
+    if (version === index.version + 1) {
+      apply();
+      index.version = version;
+    } else {
+      this.indexes.delete(schema);
+    }
+  }
+
+  async list(schema: string, agentName?: string): Promise<Memory[]> {
+    return (await this.index(schema)).index.list(agentName);
+  }
+
+  async recall(schema: string, agentName: string, query: string, limit: number): Promise<RecalledMemory[]> {
+    const { index } = await this.index(schema);
+    if (index.count(agentName) === 0) return [];
+    const [vectors] = await this.encoder.encode([query], 'query');
+    return index.recall(agentName, query, vectors!, limit, this.scoring);
+  }
+
+  delete(schema: string, agentName?: string): Promise<number> {
+    return this.writes.run(schema, async () => {
+      const { table, index } = await this.index(schema);
+      if (!table) return 0;
+      const count = index.count(agentName);
+      if (count === 0) return 0;
+      await table.delete(agentName === undefined ? 'true' : `agent_name = ${sqlString(agentName)}`);
+      lanceMaintenance(this.db).touch(schema);
+      this.settle(schema, index, await table.version(), () => index.remove(agentName));
+      return count;
+    });
+  }
+}
+
+function encoderOf(metadata: unknown): string | undefined {
+  if (typeof metadata !== 'string') return undefined;
+  try {
+    const parsed = JSON.parse(metadata) as { encoder?: unknown };
+    return typeof parsed.encoder === 'string' ? parsed.encoder : undefined;
+  } catch {
+    return undefined;
+  }
+}
