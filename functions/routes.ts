@@ -184,6 +184,11 @@ export const routes: RouteDef[] = [
     memoryMb: 2048,
   },
 
+  { method: 'GET', path: '/admin/tenant/{tenant}/memories', handler: 'http/memories.listMemories' },
+  { method: 'DELETE', path: '/admin/tenant/{tenant}/memories', handler: 'http/memories.deleteMemories' },
+  { method: 'PUT', path: '/admin/tenant/{tenant}/instructions', handler: 'http/memories.putInstructions' },
+  { method: 'GET', path: '/admin/tenant/{tenant}/instructions', handler: 'http/memories.getInstructions' },
+
   { method: 'GET', path: '/openapi.json', handler: 'http/openapi.openapi' },
 ];
 

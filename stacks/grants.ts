@@ -136,6 +136,11 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
     },
     buckets: { search: 'readWrite' },
   },
+  // Memories are listed and deleted in the tenant's memory table; instructions are written and read.
+  'http/memories': {
+    tables: { ...TENANCY_READ, ...TRACED, instructions: 'readWrite' },
+    buckets: { search: 'readWrite' },
+  },
   // Upserts write the tenant's graph tables.
   'http/graph': {
     tables: { ...TENANCY_READ, ...TRACED },

@@ -289,6 +289,14 @@ function baselines(): Record<string, Omit<Baseline, 'path'> & { path?: string[] 
       dropsUnknownFields: true,
       writes: false,
     },
+    'memories.listMemories': {
+      path: [TENANT],
+      query: { agent_name: 'search_agent', limit: '10' },
+      writes: false,
+    },
+    'memories.deleteMemories': { path: [TENANT], query: { agent_name: 'search_agent' }, writes: true },
+    'memories.putInstructions': { path: [TENANT], body: { text: 'Answer briefly.' }, writes: true },
+    'memories.getInstructions': { path: [TENANT], writes: false },
     'config.getSystemConfig': { writes: false },
     'config.putSystemConfig': {
       query: { created_by: 'corpus' },

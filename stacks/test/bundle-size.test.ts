@@ -39,6 +39,7 @@ const BUDGETS_MB: Record<string, number> = {
   'http/provisioning': 4.15,
   'workers/provisioning': 4.05,
   'http/agents': 4.95,
+  'http/memories': 3.45,
 };
 
 /** Every handler module the route table names: routes, the fallback, schedules and queue workers. */

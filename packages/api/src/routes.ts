@@ -6,6 +6,7 @@ import * as Events from './events';
 import * as Graph from './graph';
 import * as Health from './health';
 import * as Ingestion from './ingestion';
+import * as Memories from './memories';
 import * as OpenApi from './openapi-route';
 import * as Organizations from './organizations';
 import * as Profiles from './profiles';
@@ -66,6 +67,10 @@ export const contracts: readonly RouteContract[] = [
   Agents.agentsByCapability,
   Agents.agentCard,
   Agents.processAgent,
+  Memories.listMemories,
+  Memories.deleteMemories,
+  Memories.putInstructions,
+  Memories.getInstructions,
   OpenApi.openapi,
 ];
 
