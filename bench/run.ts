@@ -8,6 +8,7 @@ import { extractBench } from './extract.bench';
 import { graphBench } from './graph.bench';
 import { ingestBench } from './ingest.bench';
 import { mediaBench } from './media.bench';
+import { memoriesBench } from './memories.bench';
 import { runtimeBench } from './runtime.bench';
 import { searchBench } from './search.bench';
 import { uploadsBench } from './uploads.bench';
@@ -27,6 +28,7 @@ const benches: Record<string, () => Promise<void>> = {
   uploads: uploadsBench,
   admin: adminBench,
   agents: agentsBench,
+  memories: memoriesBench,
 };
 
 const wanted = process.argv.slice(2);

@@ -5,7 +5,14 @@
  */
 export { DynamoInstructionsStore } from './dynamo-instructions-store';
 export { LanceMemoryStore } from './lance-memory-store';
-export { type IndexedMemory, indexed, MemoryIndex, type RecallScoring } from './memory-index';
+export {
+  type IndexedMemory,
+  indexed,
+  MemoryIndex,
+  type RecallScoring,
+  type RecallWeights,
+  SCORINGS,
+} from './memory-index';
 export { InstructionsRecord, MAX_INSTRUCTIONS, Memory, type RecalledMemory } from './model';
 export {
   deleteMemories,
