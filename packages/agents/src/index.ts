@@ -12,7 +12,7 @@ export { extractiveSummary } from './agents/summarizer';
 export type { AgentsDeps } from './deps';
 export { processAgent, registeredAgents, WORKFLOW_AGENTS } from './dispatch';
 export { AgentNotAvailableError, RunTimedOutError } from './errors';
-export { answerLine, memoryOf } from './memory';
+export { answerLine, memoryOf, rememberRun } from './memory';
 export {
   type AgentDefaults,
   AgentRegistry,
