@@ -168,9 +168,12 @@ describe('POST /agents/{name}/process (integration)', () => {
     expect((await process_('kg_traversal_agent', 'q')).body).toEqual({
       detail: "Agent 'kg_traversal_agent' is disabled",
     });
-    const missing = await process_('coding_agent', 'write a parser');
+    const missing = await process_('audit_explanation_agent', 'explain the run');
     expect(missing.status).toBe(501);
-    expect(missing.body.detail).toMatchObject({ error: 'agent_not_available', agent: 'coding_agent' });
+    expect(missing.body.detail).toMatchObject({
+      error: 'agent_not_available',
+      agent: 'audit_explanation_agent',
+    });
     expect(
       (await call(rt.url, 'POST', '/agents/search_agent/process', { query: 'q', context: {} })).status,
     ).toBe(422);

@@ -1,6 +1,7 @@
 /** Agent routes: the registry, agent cards, capability lookup, and dispatch of a task to an agent. */
 import {
   AgentRegistry,
+  agentHealth,
   agents,
   byCapability,
   card,
@@ -24,17 +25,23 @@ function baseUrl(event: APIGatewayProxyEventV2): string {
   return `${protocol}://${host}`;
 }
 
-export const listAgents = httpRoute(Agents.listAgents, async ({ event }) =>
-  listing(await registeredAgents(deps, baseUrl(event))),
-);
+const health = agentHealth();
+
+/** The registry with each endpoint's probed health (cached per process). */
+const withHealth = async (event: APIGatewayProxyEventV2) =>
+  health.annotate(await registeredAgents(deps, baseUrl(event)));
+
+export const listAgents = httpRoute(Agents.listAgents, async ({ event }) => listing(await withHealth(event)));
 
 export const agentsByCapability = httpRoute(Agents.agentsByCapability, async ({ path, event }) =>
-  byCapability(await registeredAgents(deps, baseUrl(event)), path.capability),
+  byCapability(await withHealth(event), path.capability),
 );
 
-export const agentCard = httpRoute(Agents.agentCard, async ({ path, event }) =>
-  card(AgentRegistry.find(await registeredAgents(deps, baseUrl(event)), path.agent_name), deps.version),
-);
+export const agentCard = httpRoute(Agents.agentCard, async ({ path, event }) => {
+  const agents = await registeredAgents(deps, baseUrl(event));
+  const entry = AgentRegistry.find(agents, path.agent_name);
+  return card({ ...entry, health_status: await health.status(entry.url) }, deps.version);
+});
 
 /** The request ends when the function's time does: the run is cancelled a little before, so it can answer. */
 export const processAgent = httpRoute(Agents.processAgent, ({ path, body, event, context }) =>

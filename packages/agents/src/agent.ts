@@ -2,6 +2,7 @@
 import type { Agents } from '@tessera/api';
 import type { GuardedTenant } from '@tessera/tenancy';
 import type { AgentsDeps } from './deps';
+import type { RegisteredAgent } from './registry';
 
 export type ProcessContext = Agents.ProcessRequest['context'];
 
@@ -9,8 +10,6 @@ export interface AgentRun {
   tenant: GuardedTenant['tenant'];
   query: string;
   context: ProcessContext;
-  /** Aborted when the request running the task ends (its time is up). */
-  signal: AbortSignal;
   /** The tenant's instructions ('' when none), put in every system prompt this run sends. */
   instructions: string;
   /** The tenant's memories of this agent relevant to a query, best first. */
@@ -18,11 +17,23 @@ export interface AgentRun {
     query: string,
     limit?: number,
   ): Promise<Array<{ memory_id: string; agent_name: string; content: string }>>;
+  /** The registry of this deployment as the run's request resolved it (urls, enabled agents). */
+  agents: RegisteredAgent[];
+  /** The run's workflow task, when it is one. */
+  workflowId?: string;
+  /** Aborted when the request running the task ends (its time is up). */
+  signal: AbortSignal;
   /**
    * A phase boundary: reported on the run's workflow task when there is one; throws when the run was
    * cancelled or its request ended.
    */
   phase(name: string, message?: string): Promise<void>;
+  /** A phase reported without a cancellation check (document 3: `executing` and `complete`). */
+  report(name: string, message?: string): Promise<void>;
+  /** A ProgressEvent on the run's workflow task (none without one). */
+  progress(current: number, total: number, step: string, details?: Record<string, unknown>): Promise<void>;
+  /** Throws when the run was cancelled or its request ended, reporting nothing. */
+  checkpoint(): void;
   /** Runs another agent for the same tenant (the gateway's routed agent), through the same checks. */
   dispatch(name: Agents.AgentName, query: string, context: ProcessContext): Promise<Record<string, unknown>>;
 }
@@ -32,8 +43,8 @@ export interface Agent {
   run(deps: AgentsDeps, run: AgentRun): Promise<Record<string, unknown>>;
 }
 
-/** A system prompt with the tenant's instructions after the agent's own (unchanged when there are none). */
+/** The tenant's instructions ahead of an agent's own system prompt, when it has any. */
 export function systemPrompt(run: Pick<AgentRun, 'instructions'>, prompt: string): string {
   const instructions = run.instructions.trim();
-  return instructions ? `${prompt}\n\nInstructions of the tenant (follow them):\n${instructions}` : prompt;
+  return instructions === '' ? prompt : `Instructions of this tenant:\n${instructions}\n\n${prompt}`;
 }

@@ -3,8 +3,11 @@ import type { ConfigDeps } from '@tessera/config';
 import type { ContentDeps } from '@tessera/content';
 import type { TaskEvents } from '@tessera/events';
 import type { EntityExtractor } from '@tessera/extractors';
+import type { GraphDeps } from '@tessera/graph';
 import type { LlmClient } from '@tessera/llm';
 import type { MemoriesDeps } from '@tessera/memories';
+import type { AgentsEnv } from './env';
+import type { OcrReader } from './ocr';
 import type { AgentRegistry } from './registry';
 
 export interface AgentsDeps {
@@ -23,4 +26,10 @@ export interface AgentsDeps {
   memories: MemoriesDeps;
   /** The runtime's version, for agent cards. */
   version: string;
+  /** The tenants' knowledge graphs (query enhancement); without it no graph neighbours are found. */
+  graph?: GraphDeps;
+  /** Reads a photo's text (image search); without it a photo is refused with 422. */
+  ocr?: OcrReader;
+  /** The bounds of orchestrations and deep research; `agentsEnv` when not given. */
+  settings?: AgentsEnv;
 }

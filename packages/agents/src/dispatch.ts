@@ -98,7 +98,7 @@ export async function processAgent(
       { agent: entry.name, tenantId: guarded.tenant.full, workflowId: id, signal },
       async (reporter) => {
         started = true;
-        const run = newRun(scope, entry.name, request.query, request.context, signal, reporter);
+        const run = newRun(scope, entry.name, request.query, request.context, signal, reporter, id);
         const result = await agent.run(deps, run);
         return { status: 'completed' as const, agent: entry.name, result: result as Agents.AgentResultValue };
       },
@@ -139,12 +139,19 @@ function newRun(
   context: ProcessContext,
   signal: AbortSignal,
   reporter?: TaskReporter,
+  workflowId?: string,
 ): AgentRun {
   const { deps, agents, guarded } = scope;
+  const checkpoint = () => {
+    if (signal.aborted) throw new TaskCancelledError('the request ended');
+    if (reporter?.cancelled) throw new TaskCancelledError(reporter.reason ?? 'cancelled');
+  };
   const run: AgentRun = {
     tenant: guarded.tenant,
     query,
     context,
+    agents,
+    workflowId,
     signal,
     instructions: scope.instructions,
     recall: (text, limit) => recallMemories(deps.memories, guarded, agentName, text, limit),
@@ -152,9 +159,18 @@ function newRun(
       if (signal.aborted) throw new TaskCancelledError('the request ended');
       if (reporter) await reporter.phase(phase, message);
     },
+    async report(phase, message) {
+      if (reporter) await reporter.report({ type: 'status', state: 'working', phase, message });
+    },
+    async progress(current, total, step, details = {}) {
+      if (!reporter) return;
+      const percentage = total > 0 ? Math.round((current / total) * 10_000) / 100 : 0;
+      await reporter.report({ type: 'progress', current, total, percentage, step, details });
+    },
+    checkpoint,
     async dispatch(name, subQuery, subContext) {
       const { entry, agent } = runnable(agents, name);
-      const sub = newRun(scope, entry.name, subQuery, subContext, signal, reporter);
+      const sub = newRun(scope, entry.name, subQuery, subContext, signal, reporter, workflowId);
       try {
         return await agent.run(deps, sub);
       } catch (error) {

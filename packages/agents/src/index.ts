@@ -2,17 +2,24 @@
  * Agents (document 3): the registry of the 23 agents with their defaults and the deployment's overrides,
  * dispatch of a task to an agent (with workflow reporting), and the agents this build implements.
  */
-export type { Agent, AgentRun, ProcessContext } from './agent';
-export { systemPrompt } from './agent';
+export { type Agent, type AgentRun, type ProcessContext, systemPrompt } from './agent';
+export { unsafePath } from './agents/coding';
 export { classify, classifyQuery, executionAgent, route } from './agents/gateway';
 export { AGENTS } from './agents/index';
 export { guessModality, selectProfile } from './agents/profile-selection';
-export { bestSentence } from './agents/search';
+export { seedsOf } from './agents/query-enhancement';
+export { bestSentence, photoBytes } from './agents/search';
 export { extractiveSummary } from './agents/summarizer';
 export type { AgentsDeps } from './deps';
 export { processAgent, registeredAgents, WORKFLOW_AGENTS } from './dispatch';
+export { type AgentsEnv, agentsEnv, parseAgentsEnv } from './env';
 export { AgentNotAvailableError, RunTimedOutError } from './errors';
+export { HealthProbe } from './health';
 export { answerLine, memoryOf, rememberRun } from './memory';
+export { imageFormat, mediaOcr, type OcrReader } from './ocr';
+export { callSubAgent } from './orchestration/http';
+export { resultText } from './orchestration/orchestrator';
+export { NOT_PLANNABLE, normalizePlan, type Plan, PlannerAnswer, plannerFormat } from './orchestration/plan';
 export {
   type AgentDefaults,
   AgentRegistry,
@@ -25,4 +32,4 @@ export {
   type RegisteredAgent,
 } from './registry';
 export { detectLanguage, keywords, sentences, words } from './text';
-export { AGENTS_VERSION, agents } from './wiring';
+export { AGENTS_VERSION, agentHealth, agents } from './wiring';

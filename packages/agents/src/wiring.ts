@@ -4,10 +4,13 @@ import { llmClient } from '@tessera/config/llm';
 import { content } from '@tessera/content';
 import { taskEvents } from '@tessera/events';
 import { createEntityExtractor } from '@tessera/extractors';
+import { graphDeps } from '@tessera/graph';
 import { memories } from '@tessera/memories';
 import { platformEnv } from '@tessera/platform';
 import { AGENTS } from './agents/index';
 import type { AgentsDeps } from './deps';
+import { HealthProbe } from './health';
+import { mediaOcr } from './ocr';
 import { AgentRegistry, loadRegistry } from './registry';
 
 /** The version agent cards carry. */
@@ -25,6 +28,16 @@ export function agents(): AgentsDeps {
     entities: createEntityExtractor(),
     memories: memories(),
     version: AGENTS_VERSION,
+    graph: graphDeps(),
+    ocr: mediaOcr(),
   };
   return deps;
+}
+
+let probe: HealthProbe | undefined;
+
+/** The process's health probe of the agent endpoints (its cache is per process). */
+export function agentHealth(): HealthProbe {
+  probe ??= new HealthProbe();
+  return probe;
 }

@@ -147,10 +147,12 @@ describe('processAgent', () => {
     expect(
       await failure(processAgent(deps, 'search_agent', { ...task('q'), agent_name: 'coding_agent' }, base)),
     ).toMatchObject({ status: 400 });
-    const missing = await failure(processAgent(deps, 'coding_agent', task('write a parser'), base));
+    const missing = await failure(
+      processAgent(deps, 'audit_explanation_agent', task('explain the run'), base),
+    );
     expect(missing).toMatchObject({
       status: 501,
-      detail: { error: 'agent_not_available', agent: 'coding_agent' },
+      detail: { error: 'agent_not_available', agent: 'audit_explanation_agent' },
     });
   });
 

@@ -179,6 +179,9 @@ export const ModalSearchResult = z
       .nullable()
       .meta({ description: 'The sentence of the hits that best answers the query, verbatim; null: none.' }),
     method: z.enum(['retrieval', 'extractive']),
+    ocr_text: z.string().optional().meta({
+      description: "Image search: the text OCR read from the context's photo, searched with the query.",
+    }),
   })
   .meta({ id: 'ModalSearchResult' });
 export type ModalSearchResult = z.infer<typeof ModalSearchResult>;
@@ -262,6 +265,104 @@ export const GatewayResult = z
   .meta({ id: 'GatewayResult' });
 export type GatewayResult = z.infer<typeof GatewayResult>;
 
+export const QueryEnhancementResult = z
+  .strictObject({
+    original_query: z.string(),
+    enhanced_query: z.string(),
+    expansions: z
+      .array(z.string())
+      .meta({ description: 'Terms added: graph neighbours of the query entities.' }),
+    entities: z.array(z.string()),
+    method: z.enum(['retrieval', 'llm']),
+  })
+  .meta({ id: 'QueryEnhancementResult' });
+export type QueryEnhancementResult = z.infer<typeof QueryEnhancementResult>;
+
+const PlanStep = z.strictObject({
+  agent_name: AgentName,
+  query: z.string(),
+  depends_on: z.array(z.number().int()).meta({ description: 'Indices of the steps this one waits for.' }),
+});
+
+export const OrchestratorResult = z
+  .strictObject({
+    orchestration_result: z.strictObject({
+      workflow_id: z.string(),
+      plan: z.strictObject({
+        steps: z.array(PlanStep),
+        parallel_groups: z.array(z.array(z.number().int())).meta({
+          description: 'Step indices run together, groups one after another.',
+        }),
+      }),
+      step_results: z.array(
+        z.strictObject({
+          step: z.number().int(),
+          agent_name: z.string(),
+          query: z.string(),
+          status: z.enum(['completed', 'failed', 'skipped', 'cancelled']),
+          elapsed_ms: z.number(),
+          result: z.record(z.string(), z.unknown()).optional(),
+          error: z.string().optional(),
+        }),
+      ),
+      final_answer: z.string().meta({ description: "'' when no step completed." }),
+      failed_steps: z.array(z.number().int()),
+      dropped_steps: z.array(z.strictObject({ agent_name: z.string(), reason: z.string() })),
+      sources: z.array(z.string()),
+      timings: z.record(z.string(), z.number()),
+    }),
+  })
+  .meta({ id: 'OrchestratorResult' });
+export type OrchestratorResult = z.infer<typeof OrchestratorResult>;
+
+export const DetailedReportResult = z
+  .strictObject({
+    report: z.strictObject({
+      title: z.string(),
+      sections: z.array(
+        z.strictObject({
+          heading: z.string(),
+          body: z.string(),
+          citations: z.array(z.string()).meta({ description: 'Document ids of hits the section rests on.' }),
+        }),
+      ),
+    }),
+    method: z.enum(['extractive', 'llm']),
+    sources: z.array(z.string()),
+  })
+  .meta({ id: 'DetailedReportResult' });
+export type DetailedReportResult = z.infer<typeof DetailedReportResult>;
+
+export const DeepResearchResult = z
+  .strictObject({
+    workflow_id: z.string(),
+    answer: z.string(),
+    iterations: z.array(
+      z.strictObject({
+        iteration: z.number().int(),
+        questions: z.array(z.string()),
+        found: z.number().int(),
+        sufficient: z.boolean(),
+        gaps: z.array(z.string()),
+      }),
+    ),
+    sources: z.array(z.string()),
+    method: z.literal('llm'),
+    stopped_by: z.enum(['sufficient', 'iterations', 'tokens', 'time', 'no_questions']),
+    tokens_estimated: z.number().int(),
+  })
+  .meta({ id: 'DeepResearchResult' });
+export type DeepResearchResult = z.infer<typeof DeepResearchResult>;
+
+export const CodingResult = z
+  .strictObject({
+    files: z.array(z.strictObject({ path: z.string(), language: z.string(), content: z.string() })),
+    explanation: z.string(),
+    method: z.literal('llm'),
+  })
+  .meta({ id: 'CodingResult' });
+export type CodingResult = z.infer<typeof CodingResult>;
+
 export const AgentResult = z.union([
   SearchAgentResult,
   ModalSearchResult,
@@ -270,6 +371,11 @@ export const AgentResult = z.union([
   TextAnalysisResult,
   SummarizerResult,
   GatewayResult,
+  QueryEnhancementResult,
+  OrchestratorResult,
+  DetailedReportResult,
+  DeepResearchResult,
+  CodingResult,
 ]);
 export type AgentResultValue = z.infer<typeof AgentResult>;
 

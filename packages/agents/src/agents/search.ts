@@ -5,9 +5,10 @@
  */
 import { type Agents, Search } from '@tessera/api';
 import { resolveProfile, searchContent } from '@tessera/content';
-import { BadRequestError, ValidationError } from '@tessera/core';
+import { BadRequestError, ServiceUnavailableError, ValidationError } from '@tessera/core';
 import type { Agent, AgentRun } from '../agent';
 import type { AgentsDeps } from '../deps';
+import { imageFormat } from '../ocr';
 import { overlap, queryTerms, sentences } from '../text';
 import { selectProfile } from './profile-selection';
 
@@ -106,23 +107,63 @@ export function bestSentence(query: string, hits: { document_id: string }[], tex
   return best?.sentence ?? null;
 }
 
+const photoIssue = (msg: string, input: string, field = 'media_content_b64') =>
+  new ValidationError([{ type: 'value_error', loc: ['body', 'context', field], msg, input }]);
+
+/** The bytes of `context.media_content_b64`: 422 for anything but non-empty standard base64 of an OCR image. */
+export function photoBytes(b64: unknown, mime: unknown): Buffer {
+  if (typeof b64 !== 'string') throw photoIssue('media_content_b64 must be a base64 string', typeof b64);
+  const compact = b64.replace(/^data:[^,]*;base64,/, '').replace(/\s+/g, '');
+  if (compact === '' || compact.length % 4 === 1 || !/^[A-Za-z0-9+/]*={0,2}$/.test(compact)) {
+    throw photoIssue('media_content_b64 is not valid base64', '(not base64)');
+  }
+  if (mime !== undefined && (typeof mime !== 'string' || !/^image\//i.test(mime))) {
+    throw photoIssue(
+      `media_mime must be an image type, not ${String(mime).slice(0, 100)}`,
+      String(mime).slice(0, 100),
+      'media_mime',
+    );
+  }
+  const bytes = Buffer.from(compact, 'base64');
+  if (!imageFormat(bytes)) {
+    throw photoIssue('media_content_b64 is not a PNG, JPEG, WebP or BMP image', '(not an image)');
+  }
+  return bytes;
+}
+
+/** The text of the context's photo, read by OCR; 422 when it cannot be read as an image. */
+async function photoText(deps: AgentsDeps, run: AgentRun): Promise<string | undefined> {
+  if (run.context.media_content_b64 === undefined) return undefined;
+  const bytes = photoBytes(run.context.media_content_b64, run.context.media_mime);
+  if (!deps.ocr) {
+    throw new ServiceUnavailableError('ocr_unavailable', 'This process has no OCR to read the photo with');
+  }
+  await run.phase('ocr');
+  try {
+    return (await deps.ocr.read(bytes)).trim();
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/not installed/.test(message)) throw new ServiceUnavailableError('ocr_unavailable', message);
+    throw photoIssue(`The photo could not be read: ${message.slice(0, 200)}`, '(photo)');
+  }
+}
+
 function modalAgent(name: Agents.AgentName, modality: Agents.Modality): Agent {
   return {
     name,
     async run(deps, run) {
-      if (modality === 'image' && run.context.media_content_b64 !== undefined) {
-        throw new ValidationError([
-          {
-            type: 'value_error',
-            loc: ['body', 'context', 'media_content_b64'],
-            msg: "Reading a photo's text needs OCR, which this build does not have yet: send the photo's caption as the query, without the photo",
-            input: '(photo)',
-          },
-        ]);
-      }
-      const { texts, ...found } = await retrieve(deps, run, { modality });
-      const answer = bestSentence(run.query, found.results, texts);
-      return { ...found, modality, answer, method: answer === null ? 'retrieval' : 'extractive' };
+      const ocr_text = modality === 'image' ? await photoText(deps, run) : undefined;
+      // The photo's text is searched with the query.
+      const searched = ocr_text ? { ...run, query: `${run.query}\n${ocr_text}`.slice(0, 20_000) } : run;
+      const { texts, ...found } = await retrieve(deps, searched, { modality });
+      const answer = bestSentence(searched.query, found.results, texts);
+      return {
+        ...found,
+        modality,
+        answer,
+        method: answer === null ? 'retrieval' : 'extractive',
+        ...(ocr_text === undefined ? {} : { ocr_text }),
+      };
     },
   };
 }

@@ -1,0 +1,795 @@
+/**
+ * The generating agents and the orchestrator over fakes, with sub-agents called over real HTTP: a loopback
+ * server answers `/agents/{name}/process` with the same dispatch, so the orchestrator's calls go through
+ * `fetch` as in the runtime. The LLM is the loopback OpenAI-compatible fake; tests assert what it was sent.
+ */
+import path from 'node:path';
+import { Config } from '@tessera/api';
+import { putTenantConfig } from '@tessera/config';
+import { llmClientOf } from '@tessera/config/llm';
+import { indexDocuments } from '@tessera/content';
+import { HttpError } from '@tessera/core';
+import { CompromiseEntityExtractor } from '@tessera/extractors';
+import { UpsertRequest, upsertGraph } from '@tessera/graph';
+import { parseLlmEnv } from '@tessera/llm';
+import { createTenant, requireTenant } from '@tessera/tenancy';
+import {
+  type ChatRequest,
+  failure,
+  openAIChat,
+  type SeenRequest,
+  startServer,
+  type TestServer,
+} from '@tessera/testing';
+import { fakeDomains } from '@tessera/testing/fakes';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AGENTS,
+  AgentRegistry,
+  type AgentRun,
+  type AgentsDeps,
+  HealthProbe,
+  loadRegistry,
+  normalizePlan,
+  parseAgentsEnv,
+  photoBytes,
+  processAgent,
+  registeredAgents,
+  unsafePath,
+} from '../src/index';
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON results the tests assert field by field
+type Json = any;
+
+const domains = fakeDomains();
+const configDir = path.resolve(import.meta.dirname, '../../../configs');
+const deps: AgentsDeps = {
+  registry: new AgentRegistry(loadRegistry(configDir), new Set(AGENTS.keys())),
+  content: domains.content,
+  config: domains.config,
+  events: domains.ingestion.events,
+  llm: llmClientOf(domains.config, parseLlmEnv({})),
+  entities: new CompromiseEntityExtractor(),
+  version: '0.1.0',
+  graph: domains.graph,
+  settings: parseAgentsEnv({ TESSERA_DEEP_RESEARCH_MAX_ITERATIONS: '2' }),
+};
+
+/** A loopback runtime: `POST /agents/{name}/process` runs the dispatch over the fakes, `GET /health` answers. */
+let runtime: TestServer;
+let subAgentDelayMs = 0;
+const base = () => ({ baseUrl: runtime.url });
+const task = (query: string, context: Record<string, unknown> = {}, tenant = 'acme') => ({
+  query,
+  context: { tenant_id: tenant, ...context },
+});
+
+/** The fake LLM's answer per response format name; the requests it saw. */
+let answers: Record<string, (request: ChatRequest) => unknown> = {};
+let llm: TestServer;
+const chats = () => llm.requests.map((seen) => seen.body as ChatRequest);
+const formatOf = (chat: ChatRequest) => chat.response_format!.json_schema!;
+
+async function useLlm(tenant = 'acme:acme') {
+  await putTenantConfig(
+    domains.config,
+    tenant,
+    'llm',
+    Config.LlmEndpointConfig.parse({ model: 'openai/m', api_base: `${llm.url}/v1` }),
+    'test',
+  );
+}
+async function noLlm(tenant = 'acme:acme') {
+  await putTenantConfig(
+    domains.config,
+    tenant,
+    'llm',
+    Config.LlmEndpointConfig.parse({ model: 'openai/none' }),
+    'test',
+  );
+}
+
+beforeAll(async () => {
+  runtime = await startServer(async (seen: SeenRequest) => {
+    if (seen.method === 'GET' && seen.url === '/health') return { status: 200, json: { status: 'ok' } };
+    const match = /^\/agents\/([a-z_]+)\/process$/.exec(seen.url);
+    if (!match || seen.method !== 'POST') return { status: 404, json: { detail: 'Not Found' } };
+    if (subAgentDelayMs) await new Promise((resolve) => setTimeout(resolve, subAgentDelayMs));
+    try {
+      const answer = await processAgent(deps, match[1]!, seen.body as never, base());
+      return { status: 200, json: answer };
+    } catch (error) {
+      if (error instanceof HttpError) return { status: error.status, json: { detail: error.detail } };
+      return { status: 500, json: { detail: String(error) } };
+    }
+  });
+  llm = await startServer(
+    openAIChat((request) => {
+      const answer = answers[request.response_format!.json_schema!.name];
+      if (!answer) return { status: 500, json: { error: { message: 'no answer set' } } };
+      return { content: answer(request) };
+    }),
+  );
+  for (const tenant of ['acme', 'rival'])
+    await createTenant(domains.tenancy, { tenant_id: tenant, created_by: 'test' });
+  await indexDocuments(domains.content, {
+    tenant: 'acme',
+    profile: 'document_text_semantic',
+    sourceDocId: 'handbook.md',
+    documents: [
+      {
+        fields: {
+          title: 'handbook.md',
+          text: 'Invoices are paid within thirty days. Late invoices carry a fee of two percent.',
+        },
+      },
+      { fields: { title: 'handbook.md', text: 'Refunds are granted within fourteen days of purchase.' } },
+      {
+        fields: {
+          title: 'handbook.md',
+          text: 'The search agent ranks chunks with BM25 and late interaction.',
+        },
+      },
+    ],
+  });
+  await indexDocuments(domains.content, {
+    tenant: 'rival',
+    profile: 'document_text_semantic',
+    sourceDocId: 'rival.md',
+    documents: [
+      { fields: { title: 'rival.md', text: 'Rival keeps its invoices in a shoebox under the desk.' } },
+    ],
+  });
+  await upsertGraph(
+    domains.graph,
+    UpsertRequest.parse({
+      tenant_id: 'acme',
+      nodes: [{ name: 'Invoices' }, { name: 'Late fee' }, { name: 'Accounts payable' }],
+      edges: [
+        {
+          source: 'Invoices',
+          target: 'Late fee',
+          relation: 'carries',
+          evidence_span: 'x',
+          segment_id: 's',
+          ts_start: 0,
+          ts_end: 0,
+          modality: 'text',
+        },
+        {
+          source: 'Accounts payable',
+          target: 'Invoices',
+          relation: 'pays',
+          evidence_span: 'x',
+          segment_id: 's',
+          ts_start: 0,
+          ts_end: 0,
+          modality: 'text',
+        },
+      ],
+    }),
+  );
+}, 60_000);
+
+afterEach(async () => {
+  subAgentDelayMs = 0;
+  answers = {};
+  llm.requests.length = 0;
+  await noLlm();
+});
+
+afterAll(async () => {
+  await runtime?.close();
+  await llm?.close();
+});
+
+/** A run as dispatch builds it, with the tenant's instructions set (the instruction store fills them). */
+async function runOf(
+  query: string,
+  instructions: string,
+  context: Record<string, unknown> = {},
+): Promise<AgentRun> {
+  const { tenant } = await requireTenant(deps.content.tenancy, 'acme');
+  return {
+    tenant,
+    query,
+    context: { tenant_id: 'acme', ...context },
+    instructions,
+    recall: async () => [
+      { memory_id: 'm1', agent_name: 'orchestrator_agent', content: 'invoices live in the handbook' },
+    ],
+    agents: await registeredAgents(deps, runtime.url),
+    signal: new AbortController().signal,
+    phase: async () => undefined,
+    report: async () => undefined,
+    progress: async () => undefined,
+    checkpoint: () => undefined,
+    dispatch: async () => ({}),
+  };
+}
+
+describe('normalizePlan', () => {
+  const allowed = new Set(['search_agent', 'summarizer_agent', 'document_agent']);
+  const options = { allowed, maxSteps: 8, query: 'q' };
+
+  it('drops unknown agents and the dependencies on them, keeping the others in order', () => {
+    const { plan, dropped } = normalizePlan(
+      {
+        steps: [
+          { agent_name: 'bogus_agent', query: 'a', depends_on: [] },
+          { agent_name: 'search_agent', query: 'b', depends_on: [0] },
+          { agent_name: 'summarizer_agent', query: '', depends_on: [1, 7, -1, 2] },
+        ],
+      },
+      options,
+    );
+    expect(plan.steps).toEqual([
+      { agent_name: 'search_agent', query: 'b', depends_on: [] },
+      { agent_name: 'summarizer_agent', query: 'q', depends_on: [0] },
+    ]);
+    expect(plan.parallel_groups).toEqual([[0], [1]]);
+    expect(dropped).toEqual([
+      { agent_name: 'bogus_agent', reason: 'not an agent the orchestrator may call' },
+    ]);
+  });
+
+  it('makes a cycle sequential in plan order and groups independent steps together', () => {
+    const { plan } = normalizePlan(
+      {
+        steps: [
+          { agent_name: 'search_agent', query: 'a', depends_on: [2] },
+          { agent_name: 'document_agent', query: 'b', depends_on: [] },
+          { agent_name: 'summarizer_agent', query: 'c', depends_on: [0] },
+          { agent_name: 'summarizer_agent', query: 'd', depends_on: [0, 1] },
+        ],
+      },
+      options,
+    );
+    // 0 ⇄ 2 is a cycle: 0 runs first, 2 after it.
+    expect(plan.steps.map((s) => s.depends_on)).toEqual([[], [], [0], [0, 1]]);
+    expect(plan.parallel_groups).toEqual([
+      [0, 1],
+      [2, 3],
+    ]);
+  });
+
+  it('breaks a three-step cycle and a self-dependency, and keeps at most maxSteps', () => {
+    const { plan, dropped } = normalizePlan(
+      {
+        steps: [
+          { agent_name: 'search_agent', query: 'a', depends_on: [1, 0] },
+          { agent_name: 'search_agent', query: 'b', depends_on: [2] },
+          { agent_name: 'search_agent', query: 'c', depends_on: [0] },
+          { agent_name: 'search_agent', query: 'e', depends_on: [] },
+        ],
+      },
+      { ...options, maxSteps: 3 },
+    );
+    expect(plan.steps.map((s) => s.depends_on)).toEqual([[], [0], [1]]);
+    expect(plan.parallel_groups).toEqual([[0], [1], [2]]);
+    expect(dropped).toEqual([{ agent_name: 'search_agent', reason: 'beyond the limit of 3 steps' }]);
+  });
+});
+
+describe('the orchestrator', () => {
+  const plan = (steps: { agent_name: string; query: string; depends_on: number[] }[]) => () => ({ steps });
+
+  it('answers 503 llm_unavailable without an LLM endpoint', async () => {
+    const error = await failure(
+      processAgent(deps, 'orchestrator_agent', task('compare invoices and refunds'), base()),
+    );
+    expect(error).toMatchObject({
+      status: 503,
+      detail: { error: 'llm_unavailable', message: 'No LLM endpoint is configured for tenant acme:acme' },
+    });
+  });
+
+  it('plans once with an enum of the enabled agents, runs groups over HTTP at once, aggregates', async () => {
+    await useLlm();
+    subAgentDelayMs = 150;
+    answers = {
+      orchestration_plan: plan([
+        { agent_name: 'search_agent', query: 'late invoices fee', depends_on: [] },
+        { agent_name: 'document_agent', query: 'refunds within days', depends_on: [] },
+        { agent_name: 'summarizer_agent', query: 'summarize the fees', depends_on: [0, 1] },
+        { agent_name: 'kg_traversal_agent', query: 'disabled agent', depends_on: [] },
+      ]),
+      orchestration_answer: (request) => ({
+        final_answer: `answered from ${request.messages[1]!.content.length} chars`,
+      }),
+      summary: () => ({ summary: 'Fees: two percent.' }),
+    };
+    const before = runtime.requests.length;
+    const started = performance.now();
+    const answer = (await processAgent(
+      deps,
+      'orchestrator_agent',
+      task('compare late invoice fees and refunds', { workflow_id: 'wf-orch' }),
+      base(),
+    )) as { status: string; result: { orchestration_result: Record<string, Json> } };
+    const elapsed = performance.now() - started;
+    expect(answer.status).toBe('completed');
+    const result = answer.result.orchestration_result;
+    expect(result.workflow_id).toBe('wf-orch');
+    expect(result.plan.steps.map((s: { agent_name: string }) => s.agent_name)).toEqual([
+      'search_agent',
+      'document_agent',
+      'summarizer_agent',
+    ]);
+    expect(result.plan.parallel_groups).toEqual([[0, 1], [2]]);
+    expect(result.dropped_steps).toEqual([
+      { agent_name: 'kg_traversal_agent', reason: 'not an agent the orchestrator may call' },
+    ]);
+    expect(result.step_results.map((s: { status: string }) => s.status)).toEqual([
+      'completed',
+      'completed',
+      'completed',
+    ]);
+    expect(result.final_answer).toMatch(/^answered from \d+ chars$/);
+    expect(result.sources.length).toBeGreaterThan(0);
+    // Groups of two steps at 150 ms each, with the two of the first group at once: under 4 × 150 ms.
+    expect(elapsed).toBeLessThan(4 * 150 + 1500);
+    expect(runtime.maxInFlight).toBeGreaterThanOrEqual(2);
+    // The sub-agents were called over HTTP, each with the tenant and without the workflow id.
+    const calls = runtime.requests.slice(before).filter((r) => r.url.startsWith('/agents/'));
+    const bodies = calls.map((r) => r.body as { agent_name: string; context: Record<string, unknown> });
+    expect(bodies.map((b) => b.agent_name).sort()).toEqual([
+      'document_agent',
+      'search_agent',
+      'summarizer_agent',
+    ]);
+    expect(bodies.every((b) => b.context.tenant_id === 'acme' && b.context.workflow_id === undefined)).toBe(
+      true,
+    );
+    // The summarizer after the search read what the first group found.
+    const summarizer = bodies.find((b) => b.agent_name === 'summarizer_agent')!;
+    expect(String(summarizer.context.text)).toContain('Late invoices carry a fee');
+
+    const planner = chats().find((c) => formatOf(c).name === 'orchestration_plan')!;
+    expect(formatOf(planner).strict).toBe(true);
+    const enumOf = (formatOf(planner).schema as Json).properties.steps.items.properties.agent_name
+      .enum as string[];
+    expect(enumOf).toContain('search_agent');
+    expect(enumOf).toContain('coding_agent');
+    expect(enumOf).not.toContain('kg_traversal_agent');
+    expect(enumOf).not.toContain('orchestrator_agent');
+    expect(chats().filter((c) => formatOf(c).name === 'orchestration_plan')).toHaveLength(1);
+
+    const events = await deps.events.read('wf-orch', 0, 100);
+    const phases = events.map((e) => ('phase' in e && e.phase ? e.phase : e.type));
+    expect(
+      phases.filter((p) => !['select_profile', 'retrieval', 'summarize', 'summarized'].includes(p)),
+    ).toEqual([
+      'started',
+      'memory_context',
+      'planning',
+      'execution',
+      'retrieval_iteration',
+      'executing',
+      'executing',
+      'retrieval_iteration',
+      'executing',
+      'aggregating',
+      'complete',
+      'complete',
+    ]);
+  });
+
+  it('puts the tenant instructions and memories in the planner prompt', async () => {
+    await useLlm();
+    answers = {
+      orchestration_plan: plan([{ agent_name: 'search_agent', query: 'invoices', depends_on: [] }]),
+      orchestration_answer: () => ({ final_answer: 'ok' }),
+    };
+    const run = await runOf('invoices?', 'Always answer in French.');
+    const result = (await AGENTS.get('orchestrator_agent')!.run(deps, run)) as Json;
+    expect(result.orchestration_result.final_answer).toBe('ok');
+    for (const chat of chats()) expect(chat.messages[0]!.content).toContain('Always answer in French.');
+    expect(chats()[0]!.messages[1]!.content).toContain('invoices live in the handbook');
+  });
+
+  it('reports a failing sub-agent step failed, skips its dependants and says which', async () => {
+    await useLlm();
+    answers = {
+      orchestration_plan: plan([
+        { agent_name: 'coding_agent', query: 'write code', depends_on: [] },
+        { agent_name: 'summarizer_agent', query: 'summarize it', depends_on: [0] },
+        { agent_name: 'search_agent', query: 'invoices', depends_on: [] },
+      ]),
+      code_files: () => ({
+        files: [{ path: '../etc/passwd', language: 'text', content: 'x' }],
+        explanation: 'e',
+      }),
+      orchestration_answer: () => ({ final_answer: 'partial' }),
+    };
+    const answer = (await processAgent(deps, 'orchestrator_agent', task('write and search'), base())) as Json;
+    const result = answer.result.orchestration_result;
+    expect(result.step_results.map((s: { status: string }) => s.status)).toEqual([
+      'failed',
+      'skipped',
+      'completed',
+    ]);
+    expect(result.step_results[0].error).toMatch(/coding_agent answered 502: .*escapes the project/);
+    expect(result.failed_steps).toEqual([0, 1]);
+    expect(result.final_answer).toBe('partial');
+  });
+
+  it('fails clearly on a plan of unknown agents only, on non-JSON and on an off-schema answer', async () => {
+    await useLlm();
+    answers = { orchestration_plan: plan([{ agent_name: 'hacker_agent', query: 'x', depends_on: [] }]) };
+    let error = await failure(
+      processAgent(deps, 'orchestrator_agent', task('q', { workflow_id: 'wf-unknown' }), base()),
+    );
+    expect(error).toMatchObject({
+      status: 502,
+      message: expect.stringMatching(/no agent this deployment can run.*hacker_agent/),
+    });
+    const events = await deps.events.read('wf-unknown', 0, 100);
+    expect(events.at(-1)).toMatchObject({ type: 'error', recoverable: false });
+
+    answers = { orchestration_plan: () => 'this is not json' };
+    error = await failure(processAgent(deps, 'orchestrator_agent', task('q'), base()));
+    expect(error).toMatchObject({ status: 502, message: expect.stringMatching(/not JSON/) });
+
+    answers = { orchestration_plan: () => ({ plan: 'search everything' }) };
+    error = await failure(processAgent(deps, 'orchestrator_agent', task('q'), base()));
+    expect(error).toMatchObject({
+      status: 502,
+      message: expect.stringMatching(/does not match the orchestration plan schema/),
+    });
+  });
+
+  it('stops at the next group when the run is cancelled during execution', async () => {
+    await useLlm();
+    subAgentDelayMs = 400;
+    answers = {
+      orchestration_plan: plan([
+        { agent_name: 'search_agent', query: 'invoices', depends_on: [] },
+        { agent_name: 'document_agent', query: 'refunds', depends_on: [0] },
+      ]),
+      orchestration_answer: () => ({ final_answer: 'never' }),
+    };
+    const before = runtime.requests.length;
+    const running = processAgent(
+      deps,
+      'orchestrator_agent',
+      task('q', { workflow_id: 'wf-orch-cancel' }),
+      base(),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await deps.events.cancel('wf-orch-cancel', 'workflow', 'user asked');
+    expect(await running).toEqual({
+      status: 'cancelled',
+      agent: 'orchestrator_agent',
+      workflow_id: 'wf-orch-cancel',
+      message: 'Workflow wf-orch-cancel was cancelled: user asked',
+    });
+    const events = await deps.events.read('wf-orch-cancel', 0, 100);
+    expect(events.at(-1)).toMatchObject({ type: 'status', state: 'cancelled', message: 'user asked' });
+    // The second group never ran.
+    const calls = runtime.requests.slice(before).map((r) => r.url);
+    expect(calls).toEqual(['/agents/search_agent/process']);
+    expect(chats().some((c) => formatOf(c).name === 'orchestration_answer')).toBe(false);
+  });
+
+  it('stops during planning when cancelled then', async () => {
+    await useLlm();
+    answers = {
+      orchestration_plan: plan([{ agent_name: 'search_agent', query: 'invoices', depends_on: [] }]),
+    };
+    const slow = llm;
+    const delayed = await startServer(
+      openAIChat(async (request) => {
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        return { content: answers[request.response_format!.json_schema!.name]!(request) };
+      }),
+    );
+    llm = delayed;
+    await useLlm();
+    const before = runtime.requests.length;
+    try {
+      const running = processAgent(
+        deps,
+        'orchestrator_agent',
+        task('q', { workflow_id: 'wf-plan-cancel' }),
+        base(),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      await deps.events.cancel('wf-plan-cancel', 'workflow', 'changed my mind');
+      expect(await running).toMatchObject({
+        status: 'cancelled',
+        message: 'Workflow wf-plan-cancel was cancelled: changed my mind',
+      });
+      expect(runtime.requests.slice(before)).toHaveLength(0);
+    } finally {
+      llm = slow;
+      await delayed.close();
+    }
+  });
+});
+
+describe('query enhancement', () => {
+  it('expands the query with the graph neighbours of its entities without an LLM', async () => {
+    const answer = (await processAgent(
+      deps,
+      'query_enhancement_agent',
+      task('unpaid invoices'),
+      base(),
+    )) as Json;
+    expect(answer.result).toMatchObject({
+      original_query: 'unpaid invoices',
+      method: 'retrieval',
+      entities: ['Invoices'],
+    });
+    expect(answer.result.expansions.sort()).toEqual(['accounts payable', 'late fee']);
+    expect(answer.result.enhanced_query).toMatch(/^unpaid invoices /);
+  });
+
+  it('has the LLM rewrite the query with the neighbours when the tenant has one', async () => {
+    await useLlm();
+    answers = {
+      enhanced_query: () => ({ enhanced_query: 'unpaid invoices late fee', expansions: ['late fee'] }),
+    };
+    const run = await runOf('unpaid invoices', 'Prefer British spelling.');
+    const result = await AGENTS.get('query_enhancement_agent')!.run(deps, run);
+    expect(result).toMatchObject({
+      enhanced_query: 'unpaid invoices late fee',
+      expansions: ['late fee'],
+      method: 'llm',
+    });
+    expect(chats()[0]!.messages[0]!.content).toContain('Prefer British spelling.');
+    expect(chats()[0]!.messages[1]!.content).toMatch(/late fee/);
+  });
+
+  it('finds nothing in another tenant graph', async () => {
+    const answer = (await processAgent(
+      deps,
+      'query_enhancement_agent',
+      task('unpaid invoices', {}, 'rival'),
+      base(),
+    )) as Json;
+    expect(answer.result).toMatchObject({ expansions: [], entities: [], enhanced_query: 'unpaid invoices' });
+  });
+});
+
+describe('the detailed report', () => {
+  it('structures the hits extractively without an LLM, citing real hits', async () => {
+    const answer = (await processAgent(
+      deps,
+      'detailed_report_agent',
+      task('late invoices fee'),
+      base(),
+    )) as Json;
+    expect(answer.result.method).toBe('extractive');
+    const [section] = answer.result.report.sections;
+    expect(section.heading).toBe('handbook.md');
+    expect(section.body).toContain('Late invoices carry a fee of two percent.');
+    expect(section.citations.every((id: string) => answer.result.sources.includes(id))).toBe(true);
+  });
+
+  it('has the LLM write the sections and keeps only citations of real hits', async () => {
+    await useLlm();
+    let realId = '';
+    answers = {
+      detailed_report: (request) => {
+        realId = /\[([^\]]+)\]/.exec(request.messages[1]!.content.split('\n\n').slice(2).join('\n\n'))![1]!;
+        return {
+          title: 'Fees',
+          sections: [{ heading: 'Late fees', body: 'Two percent.', citations: [realId, 'made-up-id'] }],
+        };
+      },
+    };
+    const run = await runOf('late invoices fee', 'Write for lawyers.');
+    const result = (await AGENTS.get('detailed_report_agent')!.run(deps, run)) as Json;
+    expect(result.method).toBe('llm');
+    expect(result.report.sections[0].citations).toEqual([realId]);
+    expect(chats()[0]!.messages[0]!.content).toContain('Write for lawyers.');
+    expect(formatOf(chats()[0]!).strict).toBe(true);
+  });
+
+  it('shows a second tenant none of the first tenant hits', async () => {
+    const answer = (await processAgent(
+      deps,
+      'detailed_report_agent',
+      task('invoices fee', {}, 'rival'),
+      base(),
+    )) as Json;
+    expect(JSON.stringify(answer.result)).not.toMatch(/handbook|two percent/);
+    expect(answer.result.report.sections.map((s: { heading: string }) => s.heading)).toEqual(['rival.md']);
+  });
+});
+
+describe('deep research', () => {
+  it('answers 503 llm_unavailable without an LLM', async () => {
+    expect(
+      await failure(processAgent(deps, 'deep_research_agent', task('research invoices'), base())),
+    ).toMatchObject({
+      status: 503,
+      detail: { error: 'llm_unavailable' },
+    });
+  });
+
+  it('iterates decompose, search, evaluate with a ProgressEvent each, bounded, then synthesizes', async () => {
+    await useLlm();
+    answers = {
+      research_questions: () => ({ questions: ['late invoice fee', 'refund days'] }),
+      research_evaluation: () => ({ sufficient: false, gaps: ['history of the fee'] }),
+      research_answer: (request) => {
+        const id = /\[([^\]]+)\]/.exec(request.messages[1]!.content.split('Hits:')[1]!)![1]!;
+        return { answer: 'Late invoices carry two percent.', sources: [id, 'invented'] };
+      },
+    };
+    const answer = (await processAgent(
+      deps,
+      'deep_research_agent',
+      task('research fees', { workflow_id: 'wf-deep' }),
+      base(),
+    )) as Json;
+    const result = answer.result;
+    expect(result).toMatchObject({
+      workflow_id: 'wf-deep',
+      answer: 'Late invoices carry two percent.',
+      method: 'llm',
+      stopped_by: 'iterations',
+    });
+    expect(result.iterations).toHaveLength(2);
+    expect(result.sources).toHaveLength(1);
+    expect(result.sources[0]).not.toBe('invented');
+    const events = await deps.events.read('wf-deep', 0, 200);
+    const progress = events.filter((e) => e.type === 'progress');
+    expect(progress.map((e: Json) => `${e.current}/${e.total} ${e.step}`)).toEqual([
+      '1/2 decompose',
+      '1/2 search',
+      '1/2 evaluate',
+      '2/2 decompose',
+      '2/2 search',
+      '2/2 evaluate',
+    ]);
+    const phases = events.filter((e: Json) =>
+      ['decompose', 'search', 'evaluate', 'synthesize'].includes(e.phase),
+    );
+    expect(phases.map((e: Json) => e.phase)).toEqual([
+      'decompose',
+      'search',
+      'evaluate',
+      'decompose',
+      'search',
+      'evaluate',
+      'synthesize',
+    ]);
+    expect(chats()[1]!.messages[1]!.content).toBeDefined();
+  });
+
+  it('stops when the evaluation says the hits suffice, and at the token budget', async () => {
+    await useLlm();
+    answers = {
+      research_questions: () => ({ questions: ['late invoice fee'] }),
+      research_evaluation: () => ({ sufficient: true, gaps: [] }),
+      research_answer: () => ({ answer: 'Two percent.', sources: [] }),
+    };
+    let result = ((await processAgent(deps, 'deep_research_agent', task('fees'), base())) as Json).result;
+    expect(result).toMatchObject({ stopped_by: 'sufficient' });
+    expect(result.iterations).toHaveLength(1);
+
+    answers.research_evaluation = () => ({ sufficient: false, gaps: ['more'] });
+    const tight = {
+      ...deps,
+      settings: parseAgentsEnv({
+        TESSERA_DEEP_RESEARCH_MAX_TOKENS: '1000',
+        TESSERA_DEEP_RESEARCH_MAX_ITERATIONS: '5',
+      }),
+    };
+    result = ((await processAgent(tight, 'deep_research_agent', task('fees '.repeat(800)), base())) as Json)
+      .result;
+    expect(result.stopped_by).toBe('tokens');
+    expect(result.iterations).toHaveLength(1);
+  });
+});
+
+describe('the coding agent', () => {
+  it('answers 503 without an LLM, files through the LLM, and refuses paths that escape', async () => {
+    expect(await failure(processAgent(deps, 'coding_agent', task('write a parser'), base()))).toMatchObject({
+      status: 503,
+      detail: { error: 'llm_unavailable' },
+    });
+    await useLlm();
+    answers = {
+      code_files: () => ({
+        files: [{ path: 'src/parse.ts', language: 'typescript', content: 'export const parse = () => 1;' }],
+        explanation: 'A parser.',
+      }),
+    };
+    const run = await runOf('write a parser', 'Use tabs.');
+    expect(await AGENTS.get('coding_agent')!.run(deps, run)).toEqual({
+      files: [{ path: 'src/parse.ts', language: 'typescript', content: 'export const parse = () => 1;' }],
+      explanation: 'A parser.',
+      method: 'llm',
+    });
+    expect(chats()[0]!.messages[0]!.content).toContain('Use tabs.');
+    for (const bad of ['/etc/passwd', '../up.ts', 'a/../../b', 'C:\\x', '~/.ssh/id']) {
+      answers.code_files = () => ({ files: [{ path: bad, language: 'text', content: '' }], explanation: '' });
+      expect(await failure(processAgent(deps, 'coding_agent', task('write'), base()))).toMatchObject({
+        status: 502,
+        message: expect.stringMatching(/escapes the project/),
+      });
+    }
+    expect(unsafePath('src/a/b.ts')).toBeUndefined();
+    answers.code_files = () => ({ files: 'none' });
+    expect(await failure(processAgent(deps, 'coding_agent', task('write'), base()))).toMatchObject({
+      status: 502,
+      message: expect.stringMatching(/does not match the code files schema/),
+    });
+  });
+
+  it('takes a huge query without crashing', async () => {
+    await useLlm();
+    answers = {
+      code_files: (request) => ({ files: [], explanation: `${request.messages[1]!.content.length}` }),
+    };
+    const answer = (await processAgent(deps, 'coding_agent', task('x'.repeat(20_000)), base())) as Json;
+    expect(Number(answer.result.explanation)).toBeGreaterThan(20_000);
+  });
+});
+
+describe('the summarizer', () => {
+  it('puts the tenant instructions in its system prompt', async () => {
+    await useLlm();
+    answers = { summary: () => ({ summary: 'Short.' }) };
+    const run = await runOf('invoices', 'Answer in one line.');
+    expect(await AGENTS.get('summarizer_agent')!.run(deps, run)).toMatchObject({
+      summary: 'Short.',
+      method: 'llm',
+    });
+    expect(chats()[0]!.messages[0]!.content).toContain('Answer in one line.');
+  });
+});
+
+describe('image search photos', () => {
+  const png = Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+    'base64',
+  );
+
+  it('refuses bad base64, a non-image and a non-image mime with 422', () => {
+    expect(() => photoBytes('not base64!!', undefined)).toThrow(HttpError);
+    expect(() => photoBytes('', undefined)).toThrow(/not valid base64/);
+    expect(() => photoBytes(Buffer.from('hello world').toString('base64'), undefined)).toThrow(/not a PNG/);
+    expect(() => photoBytes(png.toString('base64'), 'application/pdf')).toThrow(/image type/);
+    expect(photoBytes(`data:image/png;base64,${png.toString('base64')}`, 'image/png').equals(png)).toBe(true);
+  });
+
+  it('searches the text OCR reads from the photo with the query', async () => {
+    const read: Buffer[] = [];
+    const withOcr = {
+      ...deps,
+      ocr: { name: 'test', read: async (image: Buffer) => (read.push(image), 'Late invoices fee') },
+    };
+    const answer = (await processAgent(
+      withOcr,
+      'image_search_agent',
+      task('what does this say', { media_content_b64: png.toString('base64'), media_mime: 'image/png' }),
+      base(),
+    )) as Json;
+    expect(read[0]!.equals(png)).toBe(true);
+    expect(answer.result.ocr_text).toBe('Late invoices fee');
+    const error = await failure(
+      processAgent(withOcr, 'image_search_agent', task('q', { media_content_b64: 'AAAA' }), base()),
+    );
+    expect(error).toMatchObject({ status: 422 });
+  });
+});
+
+describe('endpoint health', () => {
+  it('probes each url once, healthy when its /health answers 2xx, unhealthy otherwise, and caches', async () => {
+    const probe = new HealthProbe({ timeoutMs: 500, ttlMs: 60_000 });
+    const agents = await registeredAgents(deps, runtime.url);
+    const dead = { ...agents[0]!, url: 'http://127.0.0.1:9' };
+    const annotated = await probe.annotate([...agents, dead]);
+    expect(annotated.slice(0, -1).every((a) => a.health_status === 'healthy')).toBe(true);
+    expect(annotated.at(-1)!.health_status).toBe('unhealthy');
+    const before = runtime.requests.filter((r) => r.url === '/health').length;
+    expect(before).toBe(1);
+    await probe.annotate(agents);
+    expect(runtime.requests.filter((r) => r.url === '/health').length).toBe(1);
+  });
+});
