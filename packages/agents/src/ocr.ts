@@ -4,6 +4,8 @@
  * (tesseract.js). `@tessera/media` is loaded at run time by a specifier the bundler cannot follow, as the
  * ingestion does: a function bundle without it answers that OCR is not installed there.
  */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type * as Media from '@tessera/media';
 import { sniffMediaType } from '@tessera/media/sniff';
 
@@ -25,22 +27,39 @@ export function imageFormat(bytes: Uint8Array): string | undefined {
 
 const MEDIA_PACKAGE = '@tessera/media';
 
-/** The media package's tesseract.js OCR, its worker started on the first photo. */
+/** The photo could not be decoded as an image (the media package's `CorruptMedia`). */
+export class UnreadablePhotoError extends Error {}
+
+/**
+ * The media package's image analysis, as ingestion reads an image: ffmpeg decodes the photo to one RGB PNG
+ * (an undecodable one fails as corrupt before OCR sees it), then tesseract.js reads it.
+ */
 export function mediaOcr(): OcrReader {
-  let engine: Promise<Media.OcrEngine> | undefined;
+  let media: Promise<typeof Media> | undefined;
   return {
     name: 'embedded:tesseract.js',
     async read(image) {
-      engine ??= (import(/* @vite-ignore */ MEDIA_PACKAGE) as Promise<typeof Media>).then(
-        (media) => new media.TesseractOcr(),
+      media ??= (import(/* @vite-ignore */ MEDIA_PACKAGE) as Promise<typeof Media>).catch(
         (error: unknown) => {
-          engine = undefined;
+          media = undefined;
           throw new Error(
             `OCR (@tessera/media) is not installed in this process: ${(error as Error).message}`,
           );
         },
       );
-      return (await (await engine).recognize(image)).text;
+      const tools = await media;
+      return tools.withTempDir(async (dir) => {
+        const file = join(dir, 'photo');
+        await writeFile(file, image);
+        try {
+          return (await tools.analyzeImage(file, { name: 'the photo' })).ocr_text;
+        } catch (error) {
+          if ((error as { errorType?: string }).errorType === 'CorruptMedia') {
+            throw new UnreadablePhotoError((error as Error).message);
+          }
+          throw error;
+        }
+      });
     },
   };
 }

@@ -3,6 +3,8 @@
  * server answers `/agents/{name}/process` with the same dispatch, so the orchestrator's calls go through
  * `fetch` as in the runtime. The LLM is the loopback OpenAI-compatible fake; tests assert what it was sent.
  */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Config } from '@tessera/api';
 import { putTenantConfig } from '@tessera/config';
@@ -22,6 +24,7 @@ import {
   type TestServer,
 } from '@tessera/testing';
 import { fakeDomains } from '@tessera/testing/fakes';
+import { textImage } from '@tessera/testing/media';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   AGENTS,
@@ -30,6 +33,7 @@ import {
   type AgentsDeps,
   HealthProbe,
   loadRegistry,
+  mediaOcr,
   normalizePlan,
   parseAgentsEnv,
   photoBytes,
@@ -758,25 +762,33 @@ describe('image search photos', () => {
     expect(photoBytes(`data:image/png;base64,${png.toString('base64')}`, 'image/png').equals(png)).toBe(true);
   });
 
-  it('searches the text OCR reads from the photo with the query', async () => {
-    const read: Buffer[] = [];
-    const withOcr = {
-      ...deps,
-      ocr: { name: 'test', read: async (image: Buffer) => (read.push(image), 'Late invoices fee') },
-    };
-    const answer = (await processAgent(
-      withOcr,
-      'image_search_agent',
-      task('what does this say', { media_content_b64: png.toString('base64'), media_mime: 'image/png' }),
-      base(),
-    )) as Json;
-    expect(read[0]!.equals(png)).toBe(true);
-    expect(answer.result.ocr_text).toBe('Late invoices fee');
-    const error = await failure(
-      processAgent(withOcr, 'image_search_agent', task('q', { media_content_b64: 'AAAA' }), base()),
-    );
-    expect(error).toMatchObject({ status: 422 });
-  });
+  it('searches the text tesseract reads from the photo with the query', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'photo-'));
+    const ocr = mediaOcr();
+    try {
+      const photo = await readFile(await textImage(dir, 'note.png', ['Late invoices carry', 'a fee']));
+      const answer = (await processAgent(
+        { ...deps, ocr },
+        'image_search_agent',
+        task('what does this say', { media_content_b64: photo.toString('base64'), media_mime: 'image/png' }),
+        base(),
+      )) as Json;
+      expect(answer.result.ocr_text).toMatch(/Late invoices carry\s+a fee/);
+      // A PNG signature with nothing readable behind it: the photo cannot be read, 422.
+      const broken = Buffer.concat([png.subarray(0, 16), Buffer.alloc(64)]);
+      const error = await failure(
+        processAgent(
+          { ...deps, ocr },
+          'image_search_agent',
+          task('q', { media_content_b64: broken.toString('base64') }),
+          base(),
+        ),
+      );
+      expect(error).toMatchObject({ status: 422 });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('endpoint health', () => {

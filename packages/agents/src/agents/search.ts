@@ -8,7 +8,7 @@ import { resolveProfile, searchContent } from '@tessera/content';
 import { BadRequestError, ServiceUnavailableError, ValidationError } from '@tessera/core';
 import type { Agent, AgentRun } from '../agent';
 import type { AgentsDeps } from '../deps';
-import { imageFormat } from '../ocr';
+import { imageFormat, UnreadablePhotoError } from '../ocr';
 import { overlap, queryTerms, sentences } from '../text';
 import { selectProfile } from './profile-selection';
 
@@ -143,8 +143,10 @@ async function photoText(deps: AgentsDeps, run: AgentRun): Promise<string | unde
     return (await deps.ocr.read(bytes)).trim();
   } catch (error) {
     const message = (error as Error).message;
-    if (/not installed/.test(message)) throw new ServiceUnavailableError('ocr_unavailable', message);
-    throw photoIssue(`The photo could not be read: ${message.slice(0, 200)}`, '(photo)');
+    if (error instanceof UnreadablePhotoError) {
+      throw photoIssue(`The photo could not be read: ${message.slice(0, 200)}`, '(photo)');
+    }
+    throw new ServiceUnavailableError('ocr_unavailable', `OCR failed: ${message.slice(0, 300)}`);
   }
 }
 
