@@ -13,6 +13,8 @@ const root = path.resolve(import.meta.dirname, '..');
 let rt: RuntimeProcess;
 let llm: TestServer;
 let llmDelayMs = 0;
+/** Answers of the fake LLM by response format name, beside the summarizer's. */
+let llmAnswers: Record<string, (user: string) => unknown> = {};
 
 const chunks = (text: string) =>
   text
@@ -28,6 +30,8 @@ beforeAll(async () => {
     openAIChat(async (request) => {
       if (llmDelayMs) await new Promise((resolve) => setTimeout(resolve, llmDelayMs));
       const passages = request.messages.at(-1)!.content;
+      const other = llmAnswers[request.response_format!.json_schema!.name];
+      if (other) return { content: other(passages) };
       return { content: { summary: `LLM summary of ${passages.split('\n\n[').length - 1} passages` } };
     }),
   );
@@ -66,7 +70,8 @@ describe('the agent registry (integration)', () => {
     expect(list.status).toBe(200);
     expect(list.body.count).toBe(23);
     const search = list.body.agents.find((a: { name: string }) => a.name === 'search_agent');
-    expect(search).toMatchObject({ url: rt.url, enabled: true, available: true, health_status: 'unknown' });
+    // The runtime's own url answers its /health: every agent served here is healthy.
+    expect(search).toMatchObject({ url: rt.url, enabled: true, available: true, health_status: 'healthy' });
     expect(list.body.agents.find((a: { name: string }) => a.name === 'kg_traversal_agent').enabled).toBe(
       false,
     );
@@ -79,6 +84,7 @@ describe('the agent registry (integration)', () => {
       process_endpoint: '/agents/summarizer_agent/process',
       timeout: 30,
       defaultOutputModes: ['application/json'],
+      health_status: 'healthy',
     });
     expect((await call(rt.url, 'GET', '/agents/nobody/card')).body).toEqual({
       detail: "Agent 'nobody' not found",
@@ -93,7 +99,7 @@ describe('the agent registry (integration)', () => {
           name: 'gateway_agent',
           url: rt.url,
           capabilities: ['routing', 'query_classification'],
-          health_status: 'unknown',
+          health_status: 'healthy',
         },
       ],
     });
@@ -190,7 +196,7 @@ describe('POST /agents/{name}/process (integration)', () => {
 });
 
 describe('the gateway (integration)', () => {
-  it('routes a simple query to search and a complex one to the orchestrator, falling back while it is not built', async () => {
+  it('routes a simple query to search and a complex one to the orchestrator, falling back while the tenant has no LLM', async () => {
     const simple = await process_('gateway_agent', 'find merge insert');
     expect(simple.body.result).toMatchObject({ classification: 'simple', routed_to: 'search_agent' });
     expect(simple.body.result.result.count).toBeGreaterThan(0);
@@ -288,4 +294,129 @@ describe('workflow runs (integration)', () => {
     });
     expect((await process_('summarizer_agent', 'merge insert')).status).toBe(502);
   }, 30_000);
+});
+
+describe('orchestration through the runtime (integration)', () => {
+  const streamOf = async (id: string) => {
+    const text = await (await fetch(`${rt.url}/events/workflows/${id}`)).text();
+    return text
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)));
+  };
+  let proxy: TestServer;
+  let proxyDelayMs = 0;
+
+  beforeAll(async () => {
+    // search_agent's url points at this loopback proxy, which forwards to the runtime: the orchestrator's
+    // calls of it are seen here, those of the other agents go to the runtime's own url.
+    proxy = await startServer(async (seen) => {
+      if (proxyDelayMs) await new Promise((resolve) => setTimeout(resolve, proxyDelayMs));
+      const answer = await fetch(`${rt.url}${seen.url}`, {
+        method: seen.method,
+        headers: { 'content-type': 'application/json' },
+        body: seen.method === 'POST' ? JSON.stringify(seen.body) : undefined,
+      });
+      return { status: answer.status, json: await answer.json() };
+    });
+    await call(rt.url, 'PUT', '/admin/config/system', { agents: { search_agent: { url: proxy.url } } });
+    for (const tenant of ['acme', 'rival']) {
+      await call(rt.url, 'PUT', `/admin/tenants/${tenant}/config/llm`, {
+        model: 'openai/planner',
+        api_base: `${llm.url}/v1`,
+      });
+    }
+    llmAnswers = {
+      orchestration_plan: () => ({
+        steps: [
+          { agent_name: 'search_agent', query: 'merge insert invoices', depends_on: [] },
+          { agent_name: 'document_agent', query: 'merge insert upserts', depends_on: [] },
+          { agent_name: 'summarizer_agent', query: 'summarize', depends_on: [0, 1] },
+          { agent_name: 'nonexistent_agent', query: 'x', depends_on: [] },
+        ],
+      }),
+      orchestration_answer: (user) => ({ final_answer: `from ${user.split('[step ').length - 1} steps` }),
+    };
+  });
+
+  afterAll(async () => {
+    llmAnswers = {};
+    await call(rt.url, 'PUT', '/admin/config/system', {});
+    for (const tenant of ['acme', 'rival']) {
+      await call(rt.url, 'PUT', `/admin/tenants/${tenant}/config/llm`, { model: 'openai/none' });
+    }
+    await proxy?.close();
+  });
+
+  it('plans, calls the sub-agents over HTTP at their urls and streams every phase', async () => {
+    const id = `wf_orch_${Date.now()}`;
+    const answer = await process_('orchestrator_agent', 'how does merge insert upsert rows', {
+      workflow_id: id,
+    });
+    expect(answer.status).toBe(200);
+    const result = answer.body.result.orchestration_result;
+    expect(result).toMatchObject({
+      workflow_id: id,
+      plan: { parallel_groups: [[0, 1], [2]] },
+      final_answer: 'from 3 steps',
+      failed_steps: [],
+      dropped_steps: [{ agent_name: 'nonexistent_agent' }],
+    });
+    expect(result.step_results.map((s: { status: string }) => s.status)).toEqual([
+      'completed',
+      'completed',
+      'completed',
+    ]);
+    const proxied = proxy.requests.filter((r) => r.url === '/agents/search_agent/process');
+    expect(proxied).toHaveLength(1);
+    expect(proxied[0]!.body).toMatchObject({ query: 'merge insert invoices', context: { tenant_id: 'acme' } });
+    const phases = (await streamOf(id)).map((e) => e.phase ?? e.type);
+    expect(phases.slice(0, 5)).toEqual(['connected', 'started', 'memory_context', 'planning', 'execution']);
+    expect(phases.filter((p) => p === 'retrieval_iteration')).toHaveLength(2);
+    expect(phases.filter((p) => p === 'executing')).toHaveLength(3);
+    expect(phases.slice(-4)).toEqual(['aggregating', 'complete', 'complete', 'end']);
+  }, 30_000);
+
+  it('ends cancelled with the cancelled shape when cancelled during execution', async () => {
+    proxyDelayMs = 1500;
+    const id = `wf_orch_cancel_${Date.now()}`;
+    try {
+      const running = process_('orchestrator_agent', 'merge insert', { workflow_id: id });
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(
+        (await call(rt.url, 'POST', `/events/workflows/${id}/cancel`, { reason: 'stop it' })).status,
+      ).toBe(200);
+      expect((await running).body).toEqual({
+        status: 'cancelled',
+        agent: 'orchestrator_agent',
+        workflow_id: id,
+        message: `Workflow ${id} was cancelled: stop it`,
+      });
+      const stream = await streamOf(id);
+      expect(stream.at(-2)).toMatchObject({ type: 'status', state: 'cancelled', message: 'stop it' });
+      expect(stream.map((e) => e.phase)).not.toContain('aggregating');
+    } finally {
+      proxyDelayMs = 0;
+    }
+  }, 30_000);
+
+  it("never shows a second tenant the first tenant's hits", async () => {
+    const answer = await call(rt.url, 'POST', '/agents/orchestrator_agent/process', {
+      query: 'merge insert invoices',
+      context: { tenant_id: 'rival' },
+    });
+    expect(answer.status).toBe(200);
+    const text = JSON.stringify(answer.body.result.orchestration_result.step_results);
+    expect(text).not.toContain('lancedb-notes.md');
+    expect(text).toContain('rival-notes.md');
+  }, 30_000);
+
+  it('answers 503 llm_unavailable without an LLM', async () => {
+    await call(rt.url, 'PUT', '/admin/tenants/rival/config/llm', { model: 'openai/none' });
+    const answer = await call(rt.url, 'POST', '/agents/orchestrator_agent/process', {
+      query: 'plan this',
+      context: { tenant_id: 'rival' },
+    });
+    expect(answer).toMatchObject({ status: 503, body: { detail: { error: 'llm_unavailable' } } });
+  });
 });
