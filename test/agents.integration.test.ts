@@ -369,7 +369,10 @@ describe('orchestration through the runtime (integration)', () => {
     ]);
     const proxied = proxy.requests.filter((r) => r.url === '/agents/search_agent/process');
     expect(proxied).toHaveLength(1);
-    expect(proxied[0]!.body).toMatchObject({ query: 'merge insert invoices', context: { tenant_id: 'acme' } });
+    expect(proxied[0]!.body).toMatchObject({
+      query: 'merge insert invoices',
+      context: { tenant_id: 'acme' },
+    });
     const phases = (await streamOf(id)).map((e) => e.phase ?? e.type);
     expect(phases.slice(0, 5)).toEqual(['connected', 'started', 'memory_context', 'planning', 'execution']);
     expect(phases.filter((p) => p === 'retrieval_iteration')).toHaveLength(2);
