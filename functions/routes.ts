@@ -14,6 +14,12 @@ export interface RouteDef {
   /** Lambda timeout (default 30 s); at most 29 for API routes, as API Gateway stops waiting after 30 s. */
   timeoutSeconds?: number;
   memoryMb?: number;
+  /**
+   * Runs that outlive an API Gateway request (the orchestrator's and deep research's): the route is also
+   * served by a function of this timeout behind a function URL (`longRunHandler`, which reads the path
+   * parameters from the URL's path), and every other function gets that URL in `LONG_RUN_URL_VARIABLE`.
+   */
+  longRun?: { handler: string; timeoutSeconds: number };
 }
 
 export interface ScheduleDef {
@@ -182,6 +188,7 @@ export const routes: RouteDef[] = [
     handler: 'http/agents.processAgent',
     timeoutSeconds: 29,
     memoryMb: 2048,
+    longRun: { handler: 'http/agents.processLongRun', timeoutSeconds: 900 },
   },
 
   { method: 'GET', path: '/admin/tenant/{tenant}/memories', handler: 'http/memories.listMemories' },

@@ -7,7 +7,7 @@ import {
   fallbackHandler as sharedFallbackHandler,
   routes as sharedRoutes,
 } from '@tessera/functions/routes';
-import { streamingUrlVariable } from '@tessera/platform/resources';
+import { LONG_RUN_URL_VARIABLE, streamingUrlVariable } from '@tessera/platform/resources';
 import { CfnOutput } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -30,12 +30,17 @@ export class Api extends Construct {
   readonly functions = new Map<string, lambda.Function>();
   /** The Function URL of every streaming route, by `METHOD /path`. */
   readonly streamingUrls = new Map<string, string>();
+  /** The long-run function of a route that has one, by `METHOD /path`, and its Function URL. */
+  readonly longRuns = new Map<string, { fn: lambda.Function; url: string }>();
 
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
     const routes = props.routes ?? sharedRoutes;
     const fallbackHandler = props.fallbackHandler ?? sharedFallbackHandler;
-    props.functions.bundle([fallbackHandler, ...routes.map((route) => route.handler)]);
+    props.functions.bundle([
+      fallbackHandler,
+      ...routes.flatMap((route) => [route.handler, ...(route.longRun ? [route.longRun.handler] : [])]),
+    ]);
 
     const fallback = props.functions.create(this, {
       name: 'Fallback',
@@ -73,6 +78,7 @@ export class Api extends Construct {
           integration: new HttpLambdaIntegration(`${name}Integration`, fn),
         });
       }
+      if (route.longRun) this.exposeLongRun(name, route, props.functions);
     }
 
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.apiEndpoint, description: 'Tessera HTTP API' });
@@ -95,5 +101,32 @@ export class Api extends Construct {
     this.streamingUrls.set(key, url.url);
     functions.shareUrl(streamingUrlVariable(route.path), url.url);
     new CfnOutput(this, `${name}Url`, { value: url.url, description: `Response-streaming ${key}` });
+  }
+
+  /**
+   * A run that can outlive API Gateway's 30 s (an orchestration, deep research) is served by a second function
+   * of the route's long-run timeout behind a buffered Function URL; every other function learns that URL
+   * (`LONG_RUN_URL_VARIABLE`), which the agent registry gives those agents as their url. The function gets no
+   * shared URLs itself (like a stream's), since it would depend on its own URL.
+   */
+  private exposeLongRun(name: string, route: RouteDef, functions: Functions): void {
+    const key = `${route.method} ${route.path}`;
+    const longRun = route.longRun!;
+    const fn = functions.create(this, {
+      name: `${name}LongRun`,
+      handler: longRun.handler,
+      description: `${key} (long runs)`,
+      timeoutSeconds: longRun.timeoutSeconds,
+      memoryMb: route.memoryMb,
+      streaming: true,
+    });
+    const url = fn.addFunctionUrl({
+      authType: lambda.FunctionUrlAuthType.NONE,
+      invokeMode: lambda.InvokeMode.BUFFERED,
+      cors: { allowedOrigins: ['*'], allowedMethods: [lambda.HttpMethod[route.method]] },
+    });
+    this.longRuns.set(key, { fn, url: url.url });
+    functions.shareUrl(LONG_RUN_URL_VARIABLE, url.url);
+    new CfnOutput(this, `${name}LongRunUrl`, { value: url.url, description: `Long runs of ${key}` });
   }
 }

@@ -11,7 +11,7 @@ import {
 } from '@tessera/agents';
 import { Agents } from '@tessera/api';
 import { httpRoute } from '@tessera/http';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 
 const deps = agents();
 
@@ -50,3 +50,20 @@ export const processAgent = httpRoute(Agents.processAgent, ({ path, body, event,
     signal: AbortSignal.timeout(Math.max(1, context.getRemainingTimeInMillis() - ANSWER_MARGIN_MS)),
   }),
 );
+
+const PROCESS_PATH = /^\/agents\/([^/]+)\/process\/?$/;
+
+/**
+ * The same dispatch behind the long-run function's URL (orchestrations and deep research, up to its 900 s):
+ * a Function URL event carries no path parameters, so they are read from its path.
+ */
+export const processLongRun = (event: APIGatewayProxyEventV2, context: Context) => {
+  const match = PROCESS_PATH.exec(event.rawPath ?? '');
+  const pathParameters =
+    event.pathParameters && Object.keys(event.pathParameters).length > 0
+      ? event.pathParameters
+      : match
+        ? { agent_name: decodeURIComponent(match[1]!) }
+        : {};
+  return processAgent({ ...event, pathParameters }, context);
+};

@@ -165,8 +165,12 @@ describe('Api', () => {
       '/events/workflows/{workflow_id}',
       '/events/ingestion/{job_id}',
     ]);
-    shared.template.resourceCountIs('AWS::Lambda::Url', streamingRoutes.length);
-    shared.template.allResourcesProperties('AWS::Lambda::Url', { InvokeMode: 'RESPONSE_STREAM' });
+    const longRuns = routes.filter((route) => route.longRun);
+    shared.template.resourceCountIs('AWS::Lambda::Url', streamingRoutes.length + longRuns.length);
+    const modes = Object.values(shared.template.findResources('AWS::Lambda::Url')).map(
+      (url) => url.Properties.InvokeMode,
+    );
+    expect(modes.filter((mode) => mode === 'RESPONSE_STREAM')).toHaveLength(streamingRoutes.length);
     for (const route of streamingRoutes) {
       const fn = shared.api.functions.get(`${route.method} ${route.path}`)!;
       shared.template.hasResourceProperties('AWS::Lambda::Url', {
@@ -174,6 +178,32 @@ describe('Api', () => {
         InvokeMode: 'RESPONSE_STREAM',
       });
     }
+  });
+
+  it('serves long agent runs through a buffered Function URL of a 900 s function that every other function knows', () => {
+    const { stack, api, template } = shared;
+    expect(routes.filter((route) => route.longRun).map((route) => `${route.method} ${route.path}`)).toEqual([
+      'POST /agents/{agent_name}/process',
+    ]);
+    const longRun = api.longRuns.get('POST /agents/{agent_name}/process')!;
+    const id = logicalId(stack, longRun.fn);
+    const resources = template.toJSON().Resources;
+    expect(resources[id].Properties).toMatchObject({ Handler: 'index.processLongRun', Timeout: 900 });
+    const [urlId] = Object.entries(template.findResources('AWS::Lambda::Url')).find(
+      ([, url]) => url.Properties.TargetFunctionArn['Fn::GetAtt'][0] === id,
+    )!;
+    expect(resources[urlId].Properties).toMatchObject({ InvokeMode: 'BUFFERED', AuthType: 'NONE' });
+    // The API's own process function keeps API Gateway's limit; it and every other function get the URL.
+    const apiProcess = api.functions.get('POST /agents/{agent_name}/process')!;
+    expect(resources[logicalId(stack, apiProcess)].Properties.Timeout).toBe(29);
+    for (const [key, fn] of api.functions) {
+      const variables = resources[logicalId(stack, fn)].Properties.Environment.Variables;
+      if (routes.some((route) => route.streaming && `${route.method} ${route.path}` === key)) continue;
+      expect(variables.TESSERA_AGENT_LONG_RUN_URL, key).toEqual({ 'Fn::GetAtt': [urlId, 'FunctionUrl'] });
+    }
+    // Not the long-run function itself: it would depend on its own URL.
+    expect(resources[id].Properties.Environment.Variables.TESSERA_AGENT_LONG_RUN_URL).toBeUndefined();
+    template.hasOutput('*', { Value: { 'Fn::GetAtt': [urlId, 'FunctionUrl'] } });
   });
 
   describe('given a streaming route', () => {

@@ -1,5 +1,11 @@
 import { fallbackHandler, queueWorkers, routes, schedules, splitHandler } from '@tessera/functions/routes';
-import { buckets, queues, streamingUrlVariable, tables } from '@tessera/platform/resources';
+import {
+  buckets,
+  LONG_RUN_URL_VARIABLE,
+  queues,
+  streamingUrlVariable,
+  tables,
+} from '@tessera/platform/resources';
 import {
   Api,
   DEFAULT_TIMEOUT_SECONDS,
@@ -61,6 +67,14 @@ describe('Functions', () => {
         handler: route.handler,
         streaming: route.streaming ?? false,
       })),
+      // A long-run function gets no shared URLs, as a stream's function (it would depend on its own URL).
+      ...routes
+        .filter((route) => route.longRun)
+        .map((route) => ({
+          fn: api.longRuns.get(`${route.method} ${route.path}`)!.fn,
+          handler: route.longRun!.handler,
+          streaming: true,
+        })),
       ...queueWorkers.map((worker) => ({
         fn: workers.functions.get(worker.name)!,
         handler: worker.handler,
@@ -84,9 +98,20 @@ describe('Functions', () => {
       )![0];
       streamUrls[streamingUrlVariable(route.path)] = { 'Fn::GetAtt': [url, 'FunctionUrl'] };
     }
+    for (const route of routes.filter((candidate) => candidate.longRun)) {
+      const fn = api.longRuns.get(`${route.method} ${route.path}`)!.fn;
+      const url = Object.entries(template.findResources('AWS::Lambda::Url')).find(
+        ([, resource]) => resource.Properties.TargetFunctionArn['Fn::GetAtt'][0] === logicalId(stack, fn),
+      )![0];
+      streamUrls[LONG_RUN_URL_VARIABLE] = { 'Fn::GetAtt': [url, 'FunctionUrl'] };
+    }
     const resources = template.toJSON().Resources;
     expect(new Set(all.map(({ fn }) => fn)).size).toBe(
-      routes.length + 1 + schedules.length + queueWorkers.length,
+      routes.length +
+        routes.filter((route) => route.longRun).length +
+        1 +
+        schedules.length +
+        queueWorkers.length,
     );
     // Besides ours, CDK's own handler that applies bucket notifications.
     template.resourceCountIs('AWS::Lambda::Function', all.length + 1);

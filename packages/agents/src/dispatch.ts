@@ -18,12 +18,13 @@ import { type GuardedTenant, requireTenant } from '@tessera/tenancy';
 import type { AgentRun, ProcessContext } from './agent';
 import { AGENTS } from './agents/index';
 import type { AgentsDeps } from './deps';
+import { agentsEnv } from './env';
 import { AgentNotAvailableError, answerOf, RunTimedOutError } from './errors';
 import { rememberRun } from './memory';
-import { AgentRegistry, type RegisteredAgent } from './registry';
+import { AgentRegistry, LONG_RUN_AGENTS, type RegisteredAgent } from './registry';
 
 /** Agents whose every run is a workflow task (document 3's producers). */
-export const WORKFLOW_AGENTS: ReadonlySet<string> = new Set(['orchestrator_agent', 'deep_research_agent']);
+export const WORKFLOW_AGENTS: ReadonlySet<string> = LONG_RUN_AGENTS;
 
 export interface DispatchOptions {
   /** The runtime's base URL, every agent's URL unless overridden. */
@@ -35,7 +36,7 @@ export interface DispatchOptions {
 /** The registry of this deployment now: defaults and the system configuration's overrides. */
 export async function registeredAgents(deps: AgentsDeps, baseUrl: string): Promise<RegisteredAgent[]> {
   const system = await systemConfig(deps.config);
-  return deps.registry.resolve(system.agents, baseUrl);
+  return deps.registry.resolve(system.agents, baseUrl, (deps.settings ?? agentsEnv).agentLongRunUrl);
 }
 
 /** The agent of `name`, if it may run: 404 unknown, 409 disabled, 501 not built. */

@@ -13,6 +13,11 @@ export const agentsSchema = z.object({
   TESSERA_DEEP_RESEARCH_MAX_SECONDS: z.coerce.number().positive().max(3600).default(600),
   /** Milliseconds an endpoint health probe waits for `<url>/health`. */
   TESSERA_AGENT_HEALTH_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(1500),
+  /**
+   * The long-run function's URL (set by the stacks): the registry's url of the orchestrator and deep research,
+   * whose runs outlive an API Gateway request. Unset (the local runtime): the runtime's own base URL.
+   */
+  TESSERA_AGENT_LONG_RUN_URL: z.url().optional(),
   /** Seconds a probed endpoint's health status is cached. */
   TESSERA_AGENT_HEALTH_TTL_SECONDS: z.coerce.number().min(0).max(3600).default(30),
 });

@@ -48,6 +48,9 @@ export function loadRegistry(configDir: string): Map<Agents.AgentName, AgentDefa
   return parseRegistry(JSON.parse(readFileSync(file, 'utf8')), file);
 }
 
+/** Agents whose runs are workflow tasks that may outlive an API Gateway request (document 3's producers). */
+export const LONG_RUN_AGENTS: ReadonlySet<string> = new Set(['orchestrator_agent', 'deep_research_agent']);
+
 /** One agent as the registry holds it for a deployment. */
 export interface RegisteredAgent {
   name: Agents.AgentName;
@@ -75,13 +78,15 @@ export class AgentRegistry {
     private readonly implemented: ReadonlySet<string>,
   ) {}
 
-  resolve(overrides: Config.SystemConfig['agents'], baseUrl: string): RegisteredAgent[] {
+  /** `longRunUrl`: the url of the long-run agents when the deployment serves them apart (AWS). */
+  resolve(overrides: Config.SystemConfig['agents'], baseUrl: string, longRunUrl?: string): RegisteredAgent[] {
     return [...this.defaults].map(([name, entry]) => {
       const override = overrides[name] ?? {};
+      const own = LONG_RUN_AGENTS.has(name) ? (longRunUrl ?? baseUrl) : baseUrl;
       return {
         name,
         description: entry.description,
-        url: (override.url ?? entry.url ?? baseUrl).replace(/\/+$/, ''),
+        url: (override.url ?? entry.url ?? own).replace(/\/+$/, ''),
         capabilities: entry.capabilities,
         modalities: entry.modalities,
         enabled: override.enabled ?? entry.enabled,

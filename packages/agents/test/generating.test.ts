@@ -791,6 +791,23 @@ describe('image search photos', () => {
   }, 60_000);
 });
 
+describe('the long-run url', () => {
+  it('is the url of the orchestrator and deep research when the deployment serves them apart', () => {
+    const agents = deps.registry.resolve(
+      { deep_research_agent: { url: 'http://research:8009' } },
+      'https://api.example',
+      'https://long.lambda-url.example/',
+    );
+    const url = (name: string) => agents.find((agent) => agent.name === name)!.url;
+    expect(url('orchestrator_agent')).toBe('https://long.lambda-url.example');
+    expect(url('deep_research_agent')).toBe('http://research:8009');
+    expect(url('search_agent')).toBe('https://api.example');
+    expect(deps.registry.resolve({}, 'http://127.0.0.1:1').every((a) => a.url === 'http://127.0.0.1:1')).toBe(
+      true,
+    );
+  });
+});
+
 describe('endpoint health', () => {
   it('probes each url once, healthy when its /health answers 2xx, unhealthy otherwise, and caches', async () => {
     const probe = new HealthProbe({ timeoutMs: 500, ttlMs: 60_000 });

@@ -6,5 +6,12 @@ export type { ServiceHealth } from './health';
 export { awsServicesHealth, probe } from './health';
 export { provisionResources } from './provision';
 export type { BucketDef, NotificationDef, QueueDef, TableDef } from './resources';
-export { bucketNotifications, buckets, queues, streamingUrlVariable, tables } from './resources';
+export {
+  bucketNotifications,
+  buckets,
+  LONG_RUN_URL_VARIABLE,
+  queues,
+  streamingUrlVariable,
+  tables,
+} from './resources';
 export { resourcePrefix, STAGE_MAX_LENGTH, STAGE_PATTERN } from './stage';

@@ -171,3 +171,9 @@ export function streamingUrlVariable(route: string): string {
   const segments = route.split('/').filter((segment) => segment && !segment.startsWith('{'));
   return `TESSERA_STREAM_URL_${segments.map((segment) => segment.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()).join('_')}`;
 }
+
+/**
+ * The variable holding the function URL of the long-run agent function (set by the stacks): the registry's
+ * url of the agents whose runs outlive an API Gateway request.
+ */
+export const LONG_RUN_URL_VARIABLE = 'TESSERA_AGENT_LONG_RUN_URL';
