@@ -28,6 +28,8 @@ function row(name: string, values: number[]): string {
 
 interface Runtime {
   url: string;
+  /** The runtime's AWS emulators, when it started them. */
+  emulatorUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -60,6 +62,7 @@ export async function startRuntime(dataDir: string, env: Record<string, string> 
   });
   return {
     url,
+    emulatorUrl: /AWS emulators at (http:\/\/[^\s;]+)/.exec(output)?.[1],
     async stop() {
       child.kill('SIGINT');
       await exited;
