@@ -476,6 +476,59 @@ describe('the orchestrator', () => {
     expect(chats().some((c) => formatOf(c).name === 'orchestration_answer')).toBe(false);
   });
 
+  it('takes a query of the largest size and plans it', async () => {
+    await useLlm();
+    answers = {
+      orchestration_plan: (request) => ({
+        steps: [
+          { agent_name: 'search_agent', query: request.messages[1]!.content.slice(9, 40), depends_on: [] },
+        ],
+      }),
+      orchestration_answer: () => ({ final_answer: 'done' }),
+    };
+    const answer = (await processAgent(
+      deps,
+      'orchestrator_agent',
+      task(`invoices ${'x'.repeat(19_990)}`),
+      base(),
+    )) as Json;
+    expect(answer.result.orchestration_result.final_answer).toBe('done');
+    expect(chats()[0]!.messages[1]!.content.length).toBeGreaterThan(20_000);
+  });
+
+  it('ends with the ErrorEvent of document 3 when the LLM times out mid-run', async () => {
+    const hanging = await startServer(openAIChat(() => 'hang'));
+    try {
+      await putTenantConfig(
+        domains.config,
+        'acme:acme',
+        'llm',
+        Config.LlmEndpointConfig.parse({
+          model: 'openai/m',
+          api_base: `${hanging.url}/v1`,
+          request_timeout: 1,
+        }),
+        'test',
+      );
+      const error = await failure(
+        processAgent(deps, 'orchestrator_agent', task('q', { workflow_id: 'wf-llm-timeout' }), base()),
+      );
+      expect(error).toMatchObject({
+        status: 502,
+        message: expect.stringMatching(/did not answer within 1 s/),
+      });
+      const events = await deps.events.read('wf-llm-timeout', 0, 100);
+      expect(events.at(-1)).toMatchObject({
+        type: 'error',
+        error_type: 'LlmCallError',
+        error_message: 'orchestrator_agent failed with LlmCallError',
+        recoverable: false,
+      });
+    } finally {
+      await hanging.close();
+    }
+  });
+
   it('stops during planning when cancelled then', async () => {
     await useLlm();
     answers = {

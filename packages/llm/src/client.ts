@@ -22,6 +22,8 @@ export interface LlmSources {
 
 /** No endpoint is configured for the tenant (nor for the system, nor in the environment). */
 export class LlmUnavailableError extends Error {
+  override name = 'LlmUnavailableError';
+
   constructor(readonly tenantId: string) {
     super(`No LLM endpoint is configured for tenant ${tenantId}`);
   }

@@ -25,7 +25,9 @@ export interface LlmEndpointOptions {
 }
 
 /** A failed call, in words naming the endpoint; callers add their own context. */
-export class LlmCallError extends Error {}
+export class LlmCallError extends Error {
+  override name = 'LlmCallError';
+}
 
 export interface JsonSchemaFormat {
   name: string;
