@@ -469,6 +469,27 @@ describe('function bundles run as Lambda runs them (integration)', () => {
       );
     });
 
+    it('runs an agent from the long-run function URL event, which carries no path parameters', async () => {
+      const event = {
+        ...apiEvent('POST', '/agents/{agent_name}/process', {
+          path: '/agents/search_agent/process',
+          body: {
+            query: 'radium isolated Curie',
+            context: { tenant_id: tenant, profile: 'document_text_semantic' },
+          },
+        }),
+        routeKey: '$default',
+        pathParameters: undefined,
+      };
+      const answer = await host('http/agents').invoke('processLongRun', event);
+      expect(answer.statusCode, answer.body).toBe(200);
+      const body = json(answer);
+      expect(body).toMatchObject({ status: 'completed', agent: 'search_agent' });
+      expect(body.result.results.map((hit: { source_doc_id: string }) => hit.source_doc_id)).toContain(
+        'notes/radium.md',
+      );
+    });
+
     it("streams the job's events from a function URL event, which carries no path parameters", async () => {
       const answer = await host('http/events').invoke('ingestionEvents', {
         version: '2.0',
