@@ -221,5 +221,6 @@ describe('cdk synth (integration)', () => {
     const errors = output.split('\n').filter((line) => /:E\d{4}:/.test(line));
     expect(errors).toEqual([]);
     expect(failed, output).toBe(false);
-  });
+    // cfn-lint takes some 12 s of CPU over the whole template: minutes on a loaded machine.
+  }, 180_000);
 });
