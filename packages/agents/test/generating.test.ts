@@ -54,6 +54,7 @@ const deps: AgentsDeps = {
   events: domains.ingestion.events,
   llm: llmClientOf(domains.config, parseLlmEnv({})),
   entities: new CompromiseEntityExtractor(),
+  memories: domains.memories,
   version: '0.1.0',
   graph: domains.graph,
   settings: parseAgentsEnv({ TESSERA_DEEP_RESEARCH_MAX_ITERATIONS: '2' }),
