@@ -195,6 +195,18 @@ export const routes: RouteDef[] = [
   { method: 'DELETE', path: '/admin/tenant/{tenant}/memories', handler: 'http/memories.deleteMemories' },
   { method: 'PUT', path: '/admin/tenant/{tenant}/instructions', handler: 'http/memories.putInstructions' },
   { method: 'GET', path: '/admin/tenant/{tenant}/instructions', handler: 'http/memories.getInstructions' },
+  { method: 'POST', path: '/wiki/save', handler: 'http/wiki.save', memoryMb: 2048 },
+  { method: 'POST', path: '/wiki/search', handler: 'http/wiki.search', memoryMb: 2048 },
+  { method: 'GET', path: '/wiki/topic/{slug}', handler: 'http/wiki.getTopic', memoryMb: 2048 },
+  { method: 'DELETE', path: '/wiki/topic/{slug}', handler: 'http/wiki.deleteTopic', memoryMb: 2048 },
+  { method: 'GET', path: '/wiki/index', handler: 'http/wiki.index', memoryMb: 2048 },
+  { method: 'GET', path: '/wiki/lint', handler: 'http/wiki.lint', memoryMb: 2048 },
+
+  { method: 'POST', path: '/admin/tenant/{tenant}/jobs', handler: 'http/jobs.createJob' },
+  { method: 'GET', path: '/admin/tenant/{tenant}/jobs', handler: 'http/jobs.listJobs' },
+  { method: 'GET', path: '/admin/tenant/{tenant}/jobs/{job_id}', handler: 'http/jobs.getJob' },
+  { method: 'DELETE', path: '/admin/tenant/{tenant}/jobs/{job_id}', handler: 'http/jobs.deleteJob' },
+  { method: 'GET', path: '/admin/tenant/{tenant}/outbound', handler: 'http/jobs.listOutbound' },
 
   { method: 'GET', path: '/openapi.json', handler: 'http/openapi.openapi' },
 ];
@@ -225,6 +237,32 @@ export const schedules: ScheduleDef[] = [
     rateMinutes: 30,
     atStartup: false,
   },
+];
+
+/**
+ * A scheduled job's run: the function each job's EventBridge Scheduler schedule invokes (stacks/jobs.ts).
+ * Locally the runtime's ticker fires the same runs.
+ */
+export const jobRunFunction = {
+  name: 'job-run',
+  handler: 'workers/jobs.runJob',
+  // A run is an agent's run (its timeout) and its post actions.
+  timeoutSeconds: 900,
+  memoryMb: 2048,
+} as const satisfies StepFunctionDef;
+
+/**
+ * Work the local runtime repeats every `everyMs` in place of an AWS service: the ticker that fires due jobs
+ * from the job store where no EventBridge Scheduler schedule exists for them.
+ */
+export interface LocalTickerDef {
+  name: string;
+  handler: string;
+  everyMs: number;
+}
+
+export const localTickers: LocalTickerDef[] = [
+  { name: 'job-scheduler', handler: 'workers/jobs.fireDue', everyMs: 1000 },
 ];
 
 export const queueWorkers: QueueWorkerDef[] = [

@@ -6,10 +6,12 @@
 import { config, configData } from '@tessera/config';
 import { taskEvents, taskEventsTenantData } from '@tessera/events';
 import { ingestionData } from '@tessera/ingestion/tenant-data';
+import { jobsData } from '@tessera/jobs/tenant-data';
 import { instructionsData, memories, memoriesData } from '@tessera/memories';
 import { profiles, profilesData } from '@tessera/profiles';
 import { provisioningData } from '@tessera/provisioning/quotas';
 import { type TenancyDeps, TenantDataOwners, tenancy } from '@tessera/tenancy';
+import { wiki, wikiData } from '@tessera/wiki';
 
 let admin: TenancyDeps | undefined;
 
@@ -25,7 +27,9 @@ export function tenantAdmin(): TenancyDeps {
     .register(configData(config()))
     .register(provisioningData())
     .register(memoriesData(memories()))
-    .register(instructionsData(memories()));
+    .register(instructionsData(memories()))
+    .register(wikiData(wiki()))
+    .register(jobsData());
   admin = deps;
   return admin;
 }

@@ -10,6 +10,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { bundleHandlerModules, type HandlerBundle, LAMBDA_CONFIG_DIR, searchLayer } from './bundle';
+import { pascalCase } from './definitions';
 import { bundleReads, grantMismatches, MODULE_GRANTS, referencedStores, type StoreGrants } from './grants';
 import type { Queues } from './queues';
 import { checkSettings, type FunctionSettings, type SecretSource } from './settings';
@@ -44,6 +45,11 @@ export interface FunctionSpec {
   memoryMb?: number;
   /** Served through a function URL of its own: it gets no URLs of other streams (see shareUrl). */
   streaming?: boolean;
+  /**
+   * Runs under the one execution role of its handler module's API routes, which have the same grants: a
+   * role and a policy per module instead of per route keeps the stack under CloudFormation's 500 resources.
+   */
+  moduleRole?: boolean;
 }
 
 export class Functions extends Construct {
@@ -52,7 +58,9 @@ export class Functions extends Construct {
   private readonly code = new Map<string, lambda.AssetCode>();
   private searchLayerVersion?: lambda.LayerVersion;
   /** Every function created, and whether it streams. */
-  private readonly created: { fn: lambda.Function; streaming: boolean }[] = [];
+  private readonly created: { fn: lambda.Function; streaming: boolean; bundle: HandlerBundle }[] = [];
+  /** The execution role shared by the API route functions of each handler module. */
+  private readonly moduleRoles = new Map<string, iam.Role>();
   /** Variables every non-streaming function gets, whenever it is created. */
   private readonly shared = new Map<string, string>();
 
@@ -88,6 +96,7 @@ export class Functions extends Construct {
       memorySize: spec.memoryMb ?? DEFAULT_MEMORY_MB,
       description: spec.description,
       layers: bundle.usesSearchLayer ? [this.searchLayer()] : undefined,
+      role: spec.moduleRole ? this.moduleRole(module) : undefined,
       environment: {
         TESSERA_STAGE: stage,
         TESSERA_CONFIG_DIR: LAMBDA_CONFIG_DIR,
@@ -101,8 +110,29 @@ export class Functions extends Construct {
     this.applySettings(fn, bundle);
     const streaming = spec.streaming ?? false;
     if (!streaming) for (const [name, value] of this.shared) fn.addEnvironment(name, value);
-    this.created.push({ fn, streaming });
+    this.created.push({ fn, streaming, bundle });
     return fn;
+  }
+
+  /** The role of a module's API route functions: Lambda's basic execution, then what their grants add. */
+  private moduleRole(module: string): iam.Role {
+    let role = this.moduleRoles.get(module);
+    if (!role) {
+      role = new iam.Role(this, `${pascalCase(module)}Role`, {
+        assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+        managedPolicies: [
+          iam.ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole'),
+        ],
+        description: `The API routes of functions/${module}.ts`,
+      });
+      this.moduleRoles.set(module, role);
+    }
+    return role;
+  }
+
+  /** The functions created so far whose bundle reads `variable` (an env.ts of theirs names it). */
+  readersOf(variable: string): lambda.Function[] {
+    return this.created.filter(({ bundle }) => bundleReads(bundle, variable)).map(({ fn }) => fn);
   }
 
   /**

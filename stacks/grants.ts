@@ -75,8 +75,29 @@ const TENANT_REMOVAL: StoreGrants = {
     configRecords: 'readWrite',
     provisioning: 'readWrite',
     instructions: 'readWrite',
+    wikiLocks: 'readWrite',
+    jobs: 'readWrite',
+    outboundMessages: 'readWrite',
   },
   buckets: { search: 'readWrite', uploads: 'readWrite' },
+};
+
+/** Running scheduled jobs: what the agents reach, the wiki's writes, the job and outbound stores. */
+const JOB_RUNS: StoreGrants = {
+  tables: {
+    ...TENANCY_READ,
+    tenants: 'readWrite',
+    schemaRegistry: 'readWrite',
+    taskQueues: 'readWrite',
+    taskEvents: 'readWrite',
+    profiles: 'read',
+    configRecords: 'read',
+    instructions: 'read',
+    wikiLocks: 'readWrite',
+    jobs: 'readWrite',
+    outboundMessages: 'readWrite',
+  },
+  buckets: { search: 'readWrite' },
 };
 
 /**
@@ -122,7 +143,9 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
   },
   // Agents search the tenant's content (its own profiles too), read the system configuration (agent overrides)
   // and the tenant's routing and LLM records, and report workflow runs. A run reads the tenant's instructions
-  // and leaves a memory, deploying the tenant's memory schema on its first (a registry row, the tenant record).
+  // and leaves a memory, deploying the tenant's memory schema on its first (a registry row, the tenant record);
+  // a run the wiki's rule files is saved in the tenant's wiki (its schema deployed on the first save, each
+  // page under its lock).
   'http/agents': {
     tables: {
       ...TENANCY_READ,
@@ -133,6 +156,7 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
       profiles: 'read',
       configRecords: 'read',
       instructions: 'read',
+      wikiLocks: 'readWrite',
     },
     buckets: { search: 'readWrite' },
   },
@@ -141,9 +165,27 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
     tables: { ...TENANCY_READ, ...TRACED, instructions: 'readWrite' },
     buckets: { search: 'readWrite' },
   },
+  // Jobs are written and read; creating one checks its agent in the registry (the system configuration). The
+  // bundle holds the runs' code (agents, wiki), which these routes do not run.
+  'http/jobs': { ...JOB_RUNS },
+  // A job's run: the job's lease and last run, the agent's run reported on its workflow task, the answer
+  // saved to the wiki or queued for the tenant's chats.
+  'workers/jobs': { ...JOB_RUNS },
   // Upserts write the tenant's graph tables.
   'http/graph': {
     tables: { ...TENANCY_READ, ...TRACED },
+    buckets: { search: 'readWrite' },
+  },
+  // Wiki pages are written in the tenant's wiki table (deployed on the first save or search: its schema row and
+  // the tenant record's deployed bases), each under its page lock.
+  'http/wiki': {
+    tables: {
+      ...TENANCY_READ,
+      ...TRACED,
+      tenants: 'readWrite',
+      schemaRegistry: 'readWrite',
+      wikiLocks: 'readWrite',
+    },
     buckets: { search: 'readWrite' },
   },
   // Streams read a task's events; cancel writes the task.

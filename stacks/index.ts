@@ -23,6 +23,13 @@ export {
   type StoreGrants,
 } from './grants';
 export {
+  Jobs,
+  type JobsProps,
+  RUN_FUNCTION_VARIABLE,
+  SCHEDULE_GROUP_VARIABLE,
+  SCHEDULER_ROLE_VARIABLE,
+} from './jobs';
+export {
   containerImage,
   EMBEDDING_MODELS,
   InferenceSidecars,

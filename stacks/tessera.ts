@@ -6,6 +6,7 @@ import type { Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Api } from './api';
 import { Functions } from './functions';
+import { Jobs } from './jobs';
 import { InferenceSidecars, MediaWorker } from './media';
 import { Queues } from './queues';
 import { Schedules } from './schedules';
@@ -31,6 +32,7 @@ export interface Tessera {
   workers: Workers;
   schedules: Schedules;
   workflows: Workflows;
+  jobs: Jobs;
   /** The media worker, unless media is off. */
   media?: MediaWorker;
   /** The GPU sidecars, when any run. */
@@ -50,7 +52,9 @@ export function composeTessera(stack: Stack, props: TesseraProps): Tessera {
   const workers = new Workers(stack, 'Workers', { functions, storage, queues });
   const schedules = new Schedules(stack, 'Schedules', { functions });
   const workflows = new Workflows(stack, 'Workflows', { functions, api });
-  const tessera: Tessera = { storage, queues, functions, api, workers, schedules, workflows };
+  // Last of the functions: it gives the job schedules' group to every function that manages them.
+  const jobs = new Jobs(stack, 'Jobs', { functions });
+  const tessera: Tessera = { storage, queues, functions, api, workers, schedules, workflows, jobs };
   const mediaSettings = props.media ?? { worker: true, sidecars: [] };
   checkMediaSettings(mediaSettings, props.settings);
   if (!mediaSettings.worker) return tessera;

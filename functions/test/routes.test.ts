@@ -52,7 +52,8 @@ describe('the route table and the API contracts', () => {
         expect.arrayContaining(['400', '404', '409']),
       );
     }
-    // search, profiles, the five graph routes, queues, upload, presign, start, and the seven profile routes
-    expect(scopedRoutes).toBe(18);
+    // search, profiles, the five graph routes, queues, upload, presign, start, the seven profile routes, and the
+    // six wiki routes
+    expect(scopedRoutes).toBe(24);
   });
 });

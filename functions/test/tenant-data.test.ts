@@ -12,6 +12,8 @@ describe('tenantAdmin', () => {
       'provisioning',
       'agent-memories',
       'instructions',
+      'wiki pages',
+      'scheduled jobs and outbound messages',
     ]);
     // One registry a process: every removal sees the same owners.
     expect(tenantAdmin()).toBe(tenantAdmin());

@@ -8,6 +8,7 @@
  */
 import {
   fallbackHandler,
+  jobRunFunction,
   queueWorkers,
   routes,
   schedules,
@@ -24,8 +25,8 @@ const MB = 1_000_000;
 const BUDGETS_MB: Record<string, number> = {
   'http/fallback': 0.99,
   'http/health': 3.95,
-  'http/organizations': 3.95,
-  'http/tenants': 3.95,
+  'http/organizations': 4.5,
+  'http/tenants': 4.5,
   'http/config': 3.45,
   'http/profiles': 3.45,
   'http/schemas': 3.45,
@@ -34,12 +35,15 @@ const BUDGETS_MB: Record<string, number> = {
   'http/events': 3.45,
   'http/openapi': 1.9,
   'http/ingestion': 8.6,
-  'workers/maintenance': 3.65,
+  'workers/maintenance': 4.4,
   'workers/ingestion': 8.55,
   'http/provisioning': 4.15,
   'workers/provisioning': 4.05,
   'http/agents': 4.95,
   'http/memories': 3.45,
+  'http/wiki': 3.5,
+  'http/jobs': 5.65,
+  'workers/jobs': 5.55,
 };
 
 /** Every handler module the route table names: routes, the fallback, schedules and queue workers. */
@@ -51,6 +55,7 @@ const modules = [
       ...schedules.map((schedule) => schedule.handler),
       ...queueWorkers.map((worker) => worker.handler),
       ...stepFunctions.map((fn) => fn.handler),
+      jobRunFunction.handler,
     ].map((handler) => splitHandler(handler).module),
   ),
 ];

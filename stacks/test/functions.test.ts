@@ -29,9 +29,13 @@ const apps = testApps();
 afterAll(apps.remove);
 
 /** The IAM statements of the policies attached to a function's role. */
+/** The statements of a function's role: its policies, and the managed policies CDK spills a long one into. */
 function statementsOf(template: Template, stack: Stack, fn: lambda.Function) {
   const role = logicalId(stack, fn.role!);
-  return Object.values(template.findResources('AWS::IAM::Policy'))
+  return [
+    ...Object.values(template.findResources('AWS::IAM::Policy')),
+    ...Object.values(template.findResources('AWS::IAM::ManagedPolicy')),
+  ]
     .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(`"${role}"`))
     .flatMap(
       (policy) =>

@@ -185,11 +185,11 @@ describe('cdk synth (integration)', () => {
     const functions = Object.values(template.Resources).filter(
       (resource) => resource.Type === 'AWS::Lambda::Function',
     );
-    // Ours (routes, long-run functions of routes, the fallback, schedules, queue workers, step functions),
-    // and CDK's handler of bucket notifications.
+    // Ours (routes, long-run functions of routes, the fallback, schedules, queue workers, step functions, the
+    // job-run function), and CDK's handler of bucket notifications.
     const longRuns = routes.filter((route) => route.longRun).length;
     expect(functions).toHaveLength(
-      routes.length + longRuns + 1 + schedules.length + queueWorkers.length + stepFunctions.length + 1,
+      routes.length + longRuns + 1 + schedules.length + queueWorkers.length + stepFunctions.length + 1 + 1,
     );
     const stages = new Set(
       functions.map(

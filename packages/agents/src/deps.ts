@@ -1,11 +1,13 @@
 /** What the agents and their dispatch need, built once per process. */
 import type { ConfigDeps } from '@tessera/config';
 import type { ContentDeps } from '@tessera/content';
+import type { TenantId } from '@tessera/core';
 import type { TaskEvents } from '@tessera/events';
 import type { EntityExtractor } from '@tessera/extractors';
 import type { GraphDeps } from '@tessera/graph';
 import type { LlmClient } from '@tessera/llm';
 import type { MemoriesDeps } from '@tessera/memories';
+import type { ProcessContext } from './agent';
 import type { AgentsEnv } from './env';
 import type { OcrReader } from './ocr';
 import type { AgentRegistry } from './registry';
@@ -32,4 +34,17 @@ export interface AgentsDeps {
   ocr?: OcrReader;
   /** The bounds of orchestrations and deep research; `agentsEnv` when not given. */
   settings?: AgentsEnv;
+  /**
+   * Told of each completed run of `POST /agents/{name}/process` as its answer is settled, never awaited (the
+   * wiki's auto-filing, which runs in the background).
+   */
+  onCompleted?: (run: CompletedRun) => void;
+}
+
+export interface CompletedRun {
+  tenant: TenantId;
+  agentName: string;
+  query: string;
+  context: ProcessContext;
+  result: Record<string, unknown>;
 }

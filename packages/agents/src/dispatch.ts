@@ -5,7 +5,7 @@
  */
 import type { Agents } from '@tessera/api';
 import { systemConfig } from '@tessera/config';
-import { BadRequestError, ConflictError, HttpError } from '@tessera/core';
+import { BadRequestError, ConflictError, HttpError, log } from '@tessera/core';
 import {
   newWorkflowId,
   runWorkflow,
@@ -85,6 +85,7 @@ export async function processAgent(
       if (outcome === 'aborted') throw ended();
       // Not awaited: the answer does not wait for its memory.
       void rememberRun(deps.memories, guarded, entry.name, request.query, outcome);
+      completed(deps, guarded.tenant, entry.name, request, outcome);
       return { status: 'completed', agent: entry.name, result: outcome as Agents.AgentResultValue };
     } catch (error) {
       throw answerOf(error);
@@ -101,6 +102,7 @@ export async function processAgent(
         started = true;
         const run = newRun(scope, entry.name, request.query, request.context, signal, reporter, id);
         const result = await agent.run(deps, run);
+        completed(deps, guarded.tenant, entry.name, request, result);
         return { status: 'completed' as const, agent: entry.name, result: result as Agents.AgentResultValue };
       },
     );
@@ -123,6 +125,50 @@ export async function processAgent(
     if (!started && !(error instanceof HttpError)) throw new TaskEventsUnavailableError(id, error);
     throw answerOf(error);
   }
+}
+
+/** Tells `deps.onCompleted` (the wiki's auto-filing) of a completed run, without waiting or failing the run. */
+function completed(
+  deps: AgentsDeps,
+  tenant: GuardedTenant['tenant'],
+  agentName: string,
+  request: Agents.ProcessRequest,
+  result: Record<string, unknown>,
+): void {
+  if (!deps.onCompleted) return;
+  try {
+    deps.onCompleted({ tenant, agentName, query: request.query, context: request.context, result });
+  } catch (error) {
+    log.warn('the completed-run hook failed', { agent: agentName, error: (error as Error).message });
+  }
+}
+
+/**
+ * Runs an agent inside a workflow task its caller reports (a scheduled job's run): the registry's checks, the
+ * tenant guard and the agent's timeout, then the run with `reporter`. Errors propagate, for the caller's
+ * `runWorkflow` to report as the run's ErrorEvent.
+ */
+export async function runAgentTask(
+  deps: AgentsDeps,
+  name: string,
+  query: string,
+  context: ProcessContext,
+  reporter: TaskReporter,
+  options: DispatchOptions,
+): Promise<Record<string, unknown>> {
+  const agents = await registeredAgents(deps, options.baseUrl);
+  const { entry, agent } = runnable(agents, name);
+  const guarded = await requireTenant(deps.content.tenancy, context.tenant_id);
+  const instructions = await tenantInstructions(deps.memories, guarded.tenant.full);
+  const scope: RunScope = { deps, agents, guarded, instructions };
+  const budget = AbortSignal.timeout(entry.timeout * 1000);
+  const signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
+  const run = newRun(scope, entry.name, query, context, signal, reporter);
+  const outcome = await Promise.race([agent.run(deps, run), whenAborted(signal)]);
+  if (outcome === 'aborted') {
+    throw new RunTimedOutError(`Agent '${name}' did not finish within its timeout of ${entry.timeout} s`);
+  }
+  return outcome;
 }
 
 /** What every run of one request shares: the registry as resolved, the tenant and its instructions. */

@@ -10,8 +10,8 @@ export { guessModality, selectProfile } from './agents/profile-selection';
 export { seedsOf } from './agents/query-enhancement';
 export { bestSentence, photoBytes } from './agents/search';
 export { extractiveSummary } from './agents/summarizer';
-export type { AgentsDeps } from './deps';
-export { processAgent, registeredAgents, WORKFLOW_AGENTS } from './dispatch';
+export type { AgentsDeps, CompletedRun } from './deps';
+export { processAgent, registeredAgents, runAgentTask, WORKFLOW_AGENTS } from './dispatch';
 export { type AgentsEnv, agentsEnv, parseAgentsEnv } from './env';
 export { AgentNotAvailableError, RunTimedOutError } from './errors';
 export { HealthProbe } from './health';
@@ -32,4 +32,4 @@ export {
   type RegisteredAgent,
 } from './registry';
 export { detectLanguage, keywords, sentences, words } from './text';
-export { AGENTS_VERSION, agentHealth, agents } from './wiring';
+export { AGENTS_VERSION, agentHealth, agents, entityNames } from './wiring';

@@ -6,6 +6,7 @@ import * as Events from './events';
 import * as Graph from './graph';
 import * as Health from './health';
 import * as Ingestion from './ingestion';
+import * as Jobs from './jobs';
 import * as Memories from './memories';
 import * as OpenApi from './openapi-route';
 import * as Organizations from './organizations';
@@ -14,6 +15,7 @@ import * as Provisioning from './provisioning';
 import * as Schemas from './schemas';
 import * as Search from './search';
 import * as Tenants from './tenants';
+import * as Wiki from './wiki';
 
 export const contracts: readonly RouteContract[] = [
   Health.health,
@@ -71,6 +73,17 @@ export const contracts: readonly RouteContract[] = [
   Memories.deleteMemories,
   Memories.putInstructions,
   Memories.getInstructions,
+  Wiki.save,
+  Wiki.search,
+  Wiki.getTopic,
+  Wiki.deleteTopic,
+  Wiki.index,
+  Wiki.lint,
+  Jobs.createJob,
+  Jobs.listJobs,
+  Jobs.getJob,
+  Jobs.deleteJob,
+  Jobs.listOutbound,
   OpenApi.openapi,
 ];
 

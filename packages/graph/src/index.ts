@@ -28,4 +28,5 @@ export {
 export type { GraphStore, UpsertCounts } from './store';
 export type { NodeState } from './tenant-graph';
 export { TenantGraph } from './tenant-graph';
+export { NodeTextIndex } from './text-index';
 export { graphDeps } from './wiring';

@@ -21,7 +21,7 @@ const field = (source: unknown, name: string): unknown =>
 /** The tenant a request names: in its path, its query, its JSON body or its form; null when none. */
 export function requestTenant(parts: { path?: unknown; query?: unknown; body?: unknown }): string | null {
   for (const source of [parts.path, parts.query, parts.body]) {
-    for (const name of ['tenant_full_id', 'tenant_id']) {
+    for (const name of ['tenant_full_id', 'tenant_id', 'tenant']) {
       const tenant = canonicalTenant(field(source, name), field(source, 'org_id'));
       if (tenant) return tenant;
     }

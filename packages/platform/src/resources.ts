@@ -122,6 +122,29 @@ export const tables = {
     partitionKey: 'pk',
     sortKey: 'sk',
   },
+  /**
+   * Locks of wiki pages being written (`scope` = the tenant's wiki schema): a conditional put takes one, its
+   * owner removes it, an abandoned one expires (`lease_until`), so concurrent saves to a page never lose one.
+   */
+  wikiLocks: {
+    name: 'wiki-locks',
+    envVar: 'TESSERA_TABLE_WIKI_LOCKS',
+    partitionKey: 'scope',
+    sortKey: 'slug',
+    ttlAttribute: 'expires_at',
+  },
+  /** Scheduled jobs of tenants: one row a job, with its next slot and the lease of its running run. */
+  jobs: { name: 'jobs', envVar: 'TESSERA_TABLE_JOBS', partitionKey: 'tenant_id', sortKey: 'job_id' },
+  /**
+   * Messages queued for a tenant's linked chats (`{chat_id?, tenant_id, text}`; no chat id: every linked
+   * chat), in order (`message_id` sorts by time); the messaging drain consumes them.
+   */
+  outboundMessages: {
+    name: 'outbound-messages',
+    envVar: 'TESSERA_TABLE_OUTBOUND_MESSAGES',
+    partitionKey: 'tenant_id',
+    sortKey: 'message_id',
+  },
 } satisfies Record<string, TableDef>;
 
 export const queues = {

@@ -13,7 +13,7 @@ import type { LoadedRoute } from './http-server';
 import { createApiServer } from './http-server';
 import { installAwsLambdaGlobal } from './lambda-shim';
 import { type LoadedQueueWorker, startQueuePollers } from './queue-poller';
-import { runStartupJobs, startScheduler } from './scheduler';
+import { runStartupJobs, startScheduler, startTickers } from './scheduler';
 
 const functionsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../functions');
 
@@ -74,6 +74,13 @@ export async function startRuntime(): Promise<Runtime> {
       }),
     );
 
+    const tickers = await Promise.all(
+      table.localTickers.map(async (ticker) => {
+        const run = await loadExport(ticker.handler, table.splitHandler);
+        return { name: ticker.name, everyMs: ticker.everyMs, run: () => run({}) };
+      }),
+    );
+
     // Settle what the last run left unfinished before answering anything.
     await runStartupJobs(schedules);
     if (emulators) {
@@ -88,7 +95,14 @@ export async function startRuntime(): Promise<Runtime> {
       api.once('error', reject);
       api.listen(runtimeEnv.port, runtimeEnv.host, resolve);
     });
-    if (runtimeEnv.scheduler === 'on') stopScheduler = startScheduler(schedules);
+    if (runtimeEnv.scheduler === 'on') {
+      const stopSchedules = startScheduler(schedules);
+      const stopTickers = startTickers(tickers);
+      stopScheduler = () => {
+        stopSchedules();
+        stopTickers();
+      };
+    }
     if (runtimeEnv.queueWorkers === 'on') {
       const workers: LoadedQueueWorker[] = await Promise.all(
         table.queueWorkers.map(async (worker) => {

@@ -38,3 +38,34 @@ export function startScheduler(schedules: LoadedSchedule[]): () => void {
     for (const timer of timers) clearInterval(timer);
   };
 }
+
+export interface LoadedTicker {
+  name: string;
+  everyMs: number;
+  run: () => Promise<unknown>;
+}
+
+/**
+ * Runs each ticker every `everyMs` (the job scheduler, which fires due jobs in place of EventBridge Scheduler);
+ * a tick still going when the next is due is not started twice.
+ */
+export function startTickers(tickers: LoadedTicker[]): () => void {
+  const timers: NodeJS.Timeout[] = [];
+  for (const ticker of tickers) {
+    let running = false;
+    const tick = () => {
+      if (running) return;
+      running = true;
+      ticker
+        .run()
+        .catch((error: unknown) => log.error('local ticker failed', { ticker: ticker.name, error }))
+        .finally(() => {
+          running = false;
+        });
+    };
+    timers.push(setInterval(tick, ticker.everyMs).unref());
+  }
+  return () => {
+    for (const timer of timers) clearInterval(timer);
+  };
+}

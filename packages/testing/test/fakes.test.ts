@@ -8,11 +8,14 @@ import {
   instructionsStoreContract,
   jobQueueContract,
   jobRepositoryContract,
+  jobStoreContract,
   memoryStoreContract,
+  outboundStoreContract,
   profileStoreContract,
   searchBackendContract,
   taskEventsContract,
   tenancyStoreContract,
+  wikiStoreContract,
 } from '../src/contracts/index';
 import {
   InMemoryBlobStore,
@@ -22,12 +25,15 @@ import {
   InMemoryInstructionsStore,
   InMemoryJobQueue,
   InMemoryJobRepository,
+  InMemoryJobStore,
   InMemoryMemoryStore,
+  InMemoryOutboundStore,
   InMemoryProfileStore,
   InMemorySearchBackend,
   InMemorySearchDatabase,
   InMemoryTaskEvents,
   InMemoryTenancyStore,
+  InMemoryWikiStore,
   schemaCatalog,
 } from '../src/fakes/index';
 
@@ -78,3 +84,13 @@ memoryStoreContract('InMemoryMemoryStore', () => ({
   drop: (schema) => new InMemorySearchBackend(search).dropSchema(schema),
 }));
 instructionsStoreContract('InMemoryInstructionsStore', () => new InMemoryInstructionsStore());
+const wikiDb = new InMemorySearchDatabase();
+const wikiBackend = new InMemorySearchBackend(wikiDb);
+const wikiStore = new InMemoryWikiStore(wikiDb);
+wikiStoreContract('InMemoryWikiStore', () => ({
+  store: wikiStore,
+  deploy: (name) => wikiBackend.deploySchema(name, schemaCatalog.get('wiki')!),
+}));
+
+jobStoreContract('InMemoryJobStore', () => new InMemoryJobStore());
+outboundStoreContract('InMemoryOutboundStore', () => new InMemoryOutboundStore());

@@ -13,6 +13,7 @@ import { type IngestionDeps, ingestionTenantData } from '@tessera/ingestion';
 import { instructionsData, type MemoriesDeps, memoriesData } from '@tessera/memories';
 import { type ProfilesDeps, ProfileViews, profilesData, tenantProfiles } from '@tessera/profiles';
 import { type TenancyDeps, TenantDataOwners } from '@tessera/tenancy';
+import { type WikiDeps, wikiData } from '@tessera/wiki';
 import { profileCatalog, schemaCatalog } from '../catalogs';
 import { InMemoryConfigStore } from './config-store';
 import { InMemoryGraphStore } from './graph-store';
@@ -22,6 +23,7 @@ import { InMemoryProfileStore } from './profile-store';
 import { InMemoryContentIndex, InMemorySearchBackend, InMemorySearchDatabase } from './search';
 import { InMemoryTaskEvents } from './task-events';
 import { InMemoryTenancyStore } from './tenancy-store';
+import { InMemoryWikiStore } from './wiki-store';
 
 /** A tenant delete waits this long for work of the tenant that still runs. */
 const PURGE_TIMING = { waitMs: 2_000, pollMs: 20 };
@@ -48,6 +50,7 @@ export interface FakeDomains {
     queue: InMemoryJobQueue;
   };
   memories: MemoriesDeps & { store: InMemoryMemoryStore; instructions: InMemoryInstructionsStore };
+  wiki: WikiDeps & { store: InMemoryWikiStore };
 }
 
 /** Every domain over fakes; the embedded encoder and entity tagger are the real ones unless given. */
@@ -109,6 +112,7 @@ export function fakeDomains(
     writes: new KeyedSerializer(),
     now: clock.now,
   };
+  const wiki = { tenancy, store: new InMemoryWikiStore(search), now: clock.now };
   // The stores holding tenant data, in the order the application registers them (functions/tenant-data.ts).
   tenancy.owners
     .register(ingestionTenantData(ingestion, PURGE_TIMING))
@@ -116,6 +120,7 @@ export function fakeDomains(
     .register(profilesData(profiles))
     .register(configData(config))
     .register(memoriesData(memories))
-    .register(instructionsData(memories));
-  return { clock, search, backend, tenancy, config, profiles, content, graph, ingestion, memories };
+    .register(instructionsData(memories))
+    .register(wikiData(wiki));
+  return { clock, search, backend, tenancy, config, profiles, content, graph, ingestion, memories, wiki };
 }

@@ -7,6 +7,7 @@ export { InMemoryConfigStore } from './config-store';
 export { type FakeDomains, fakeDomains, TestClock } from './domains';
 export { InMemoryGraphStore } from './graph-store';
 export { InMemoryBlobStore, InMemoryJobQueue, InMemoryJobRepository } from './ingestion';
+export { InMemoryJobStore, InMemoryOutboundStore, RecordingSchedules } from './jobs';
 export { InMemoryInstructionsStore, InMemoryMemoryStore } from './memories';
 export { InMemoryProfileStore } from './profile-store';
 export {
@@ -17,3 +18,4 @@ export {
 } from './search';
 export { InMemoryTaskEvents } from './task-events';
 export { InMemoryTenancyStore } from './tenancy-store';
+export { InMemoryWikiStore } from './wiki-store';

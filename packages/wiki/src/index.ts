@@ -1,0 +1,42 @@
+export {
+  autoFile,
+  type CompletedRun,
+  FILING_AGENTS,
+  FILING_MIN_ENTITIES,
+  FILING_MIN_TURNS,
+  fileInBackground,
+  filingReason,
+  turnsOf,
+} from './autofile';
+export { DEFAULT_LOCK_TIMING, DynamoPageLocks, type LockTiming } from './dynamo-locks';
+export { LanceWikiStore } from './lance-wiki-store';
+export { type PageLocks, ProcessPageLocks } from './locks';
+export {
+  answerText,
+  EMPTY_CHARS,
+  type Entity,
+  entitiesOf,
+  INDEX_SLUG,
+  indexAfter,
+  lint,
+  STALE_MS,
+  sessionPage,
+  snippet,
+  topicAfterSession,
+} from './pages';
+export {
+  deletePage,
+  getPage,
+  lintWiki,
+  publicPage,
+  type SaveInput,
+  saveSession,
+  searchWiki,
+  WIKI_SCHEMA,
+  type WikiDeps,
+  wikiIndex,
+  wikiSchemaOf,
+} from './service';
+export type { StoredPage, WikiStore } from './store';
+export { PageIndex } from './text-index';
+export { wiki, wikiData } from './wiring';
