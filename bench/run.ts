@@ -13,6 +13,7 @@ import { runtimeBench } from './runtime.bench';
 import { searchBench } from './search.bench';
 import { uploadsBench } from './uploads.bench';
 import { webBench } from './web.bench';
+import { wikiBench } from './wiki.bench';
 
 const benches: Record<string, () => Promise<void>> = {
   runtime: runtimeBench,
@@ -29,6 +30,7 @@ const benches: Record<string, () => Promise<void>> = {
   admin: adminBench,
   agents: agentsBench,
   memories: memoriesBench,
+  wiki: wikiBench,
 };
 
 const wanted = process.argv.slice(2);

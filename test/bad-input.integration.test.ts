@@ -31,6 +31,9 @@ const MAX_FILE_BYTES = 100_000;
 let rt: RuntimeProcess;
 let doneJob: string;
 let queuedJob: string;
+/** Scheduled jobs of the tenant: one the corpus reads, one it deletes. */
+let readJob: string;
+let victimJob: string;
 
 beforeAll(async () => {
   rt = await spawnRuntime({
@@ -74,6 +77,24 @@ beforeAll(async () => {
   }
   expect((await call(rt.url, 'PUT', '/admin/config/system', {})).status).toBe(200);
   expect((await call(rt.url, 'PUT', `/admin/tenants/${TENANT}/config/llm`, { model: 'm' })).status).toBe(200);
+  // The tenant's wiki (deployed by its first save) with a page the corpus reads and one it deletes.
+  const saved = await call(rt.url, 'POST', '/wiki/save', {
+    tenant_id: TENANT,
+    query: 'Where are the keys?',
+    response: { answer: 'In the key vault.' },
+    entities: ['Key Vault', 'Victim Topic'],
+  });
+  expect(saved.status).toBe(200);
+  const job = { name: 'digest', schedule: 'rate(1 hour)', query: 'rotate keys' };
+  const jobIds = await Promise.all(
+    ['read', 'victim'].map(async (name) => {
+      const created = await call(rt.url, 'POST', `/admin/tenant/${TENANT}/jobs`, { ...job, name });
+      expect(created.status).toBe(201);
+      return created.body.job_id as string;
+    }),
+  );
+  readJob = jobIds[0]!;
+  victimJob = jobIds[1]!;
   const s3 = new S3Client({
     endpoint: rt.emulatorUrl,
     region: 'us-east-1',
@@ -297,6 +318,37 @@ function baselines(): Record<string, Omit<Baseline, 'path'> & { path?: string[] 
     'memories.deleteMemories': { path: [TENANT], query: { agent_name: 'search_agent' }, writes: true },
     'memories.putInstructions': { path: [TENANT], body: { text: 'Answer briefly.' }, writes: true },
     'memories.getInstructions': { path: [TENANT], writes: false },
+    'wiki.save': {
+      body: {
+        tenant_id: TENANT,
+        query: 'rotate keys',
+        response: { answer: 'Rotate keys every ninety days.' },
+        entities: ['Key Vault'],
+        agent_name: 'search_agent',
+      },
+      writes: true,
+    },
+    'wiki.search': { body: { tenant_id: TENANT, query: 'keys', top_k: 5 }, writes: false },
+    'wiki.getTopic': { path: ['key_vault'], query: { tenant_id: TENANT }, writes: false },
+    'wiki.deleteTopic': { path: ['victim_topic'], query: { tenant_id: TENANT }, writes: true },
+    'wiki.index': { query: { tenant_id: TENANT }, writes: false },
+    'wiki.lint': { query: { tenant_id: TENANT }, writes: false },
+    'jobs.createJob': {
+      path: [TENANT],
+      body: {
+        name: 'digest',
+        schedule: 'rate(1 hour)',
+        query: 'rotate keys',
+        agent_name: 'search_agent',
+        post_actions: [{ type: 'wiki' }],
+        timezone: 'UTC',
+      },
+      writes: true,
+    },
+    'jobs.listJobs': { path: [TENANT], writes: false },
+    'jobs.getJob': { path: [TENANT, readJob], writes: false },
+    'jobs.deleteJob': { path: [TENANT, victimJob], writes: true },
+    'jobs.listOutbound': { path: [TENANT], writes: false },
     'config.getSystemConfig': { writes: false },
     'config.putSystemConfig': {
       query: { created_by: 'corpus' },
