@@ -115,6 +115,48 @@ describe('wiki routes (integration)', () => {
     for (const answer of answers) expect(topic.cross_refs).toContain(answer.body.slug);
   });
 
+  it('loses no save of concurrent ones to one topic page from two runtime processes', async () => {
+    // A second runtime on the same emulators and search directory, as another Lambda instance would be.
+    const second = await spawnRuntime({
+      dataDir: rt.dataDir,
+      env: { AWS_ENDPOINT_URL: rt.emulatorUrl!, TESSERA_QUEUE_WORKERS: 'off', TESSERA_SCHEDULER: 'off' },
+    });
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 16 }, (_, i) =>
+          call(i % 2 ? second.url : rt.url, 'POST', '/wiki/save', {
+            tenant_id: TENANT,
+            query: `Uranium question ${i}`,
+            response: { answer: `Uranium answer ${i}` },
+            entities: ['Uranium', 'Radium'],
+          }),
+        ),
+      );
+      for (const answer of answers) expect(answer.status).toBe(200);
+      for (const url of [rt.url, second.url]) {
+        const uranium = (await call(url, 'GET', `/wiki/topic/uranium?tenant_id=${TENANT}`)).body;
+        expect(uranium.version).toBe(16);
+        const radium = (await call(url, 'GET', `/wiki/topic/radium?tenant_id=${TENANT}`)).body;
+        expect(radium.version).toBe(12 + 16);
+        for (const answer of answers) {
+          expect(uranium.cross_refs).toContain(answer.body.slug);
+          expect(radium.cross_refs).toContain(answer.body.slug);
+        }
+      }
+      // Both processes search what the other wrote.
+      const titles = async (url: string, query: string) =>
+        (
+          (await call(url, 'POST', '/wiki/search', { tenant_id: TENANT, query, top_k: 20 })).body.results as {
+            title: string;
+          }[]
+        ).map((r) => r.title);
+      expect(await titles(second.url, 'Radium question 3')).toContain('Radium question 3');
+      expect(await titles(rt.url, 'Uranium question 1')).toContain('Uranium question 1');
+    } finally {
+      await second.stop();
+    }
+  }, 180_000);
+
   it('refuses empty saves, 1 MB of content and unknown slugs, writing nothing', async () => {
     const before = await index();
     for (const body of [
