@@ -262,7 +262,7 @@ export interface LocalTickerDef {
 }
 
 export const localTickers: LocalTickerDef[] = [
-  { name: 'job-scheduler', handler: 'workers/jobs.fireDue', everyMs: 1000 },
+  { name: 'job-scheduler', handler: 'workers/jobs.fireDue', everyMs: 500 },
 ];
 
 export const queueWorkers: QueueWorkerDef[] = [

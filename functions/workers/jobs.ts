@@ -1,7 +1,7 @@
 /**
  * Scheduled jobs: `runJob` is the job-run function an EventBridge Scheduler schedule invokes (input
  * `{tenant_id, job_id, scheduled_for}`); `fireDue` is the local runtime's ticker, which fires due jobs from
- * the store every second where no EventBridge Scheduler runs them.
+ * the store every half second where no EventBridge Scheduler runs them.
  */
 import { log } from '@tessera/core';
 import { fireDueJobs, jobs, runJob as run } from '@tessera/jobs';

@@ -71,7 +71,7 @@ export class EventBridgeJobSchedules implements JobSchedules {
 
 /**
  * Without EventBridge Scheduler (the local runtime): a job's `next_run` in the store is its schedule, which the
- * runtime's ticker (`fireDueJobs`) reads every second, so there is nothing to create or remove beside it.
+ * runtime's ticker (`fireDueJobs`) reads every half second, so there is nothing to create or remove beside it.
  */
 export class StoreSchedules implements JobSchedules {
   async create(): Promise<void> {}

@@ -140,28 +140,31 @@ export async function fireDueJobs(deps: JobsDeps, startedAt: number): Promise<Ti
   const now = deps.now();
   const outcome: TickOutcome = { fired: [], missed: [], runs: Promise.resolve([]) };
   const runs: Promise<RunOutcome>[] = [];
-  for (const job of await deps.store.due(now)) {
-    const slot = job.next_run;
-    const next = nextSlot(job.schedule, job.timezone, job.created_at, Math.max(now, slot));
-    if (!(await deps.store.advance(job.tenant_id, job.job_id, slot, next))) continue;
-    const entry = { tenant_id: job.tenant_id, job_id: job.job_id, scheduled_for: slot };
-    if (slot < startedAt) {
-      outcome.missed.push(entry);
-      log.info('scheduled job slot missed while the runtime was down; not replayed', {
-        tenant: job.tenant_id,
-        job: job.job_id,
-        slot: new Date(slot).toISOString(),
-      });
-      continue;
-    }
-    outcome.fired.push(entry);
-    runs.push(
-      runJob(deps, entry).catch((error: unknown) => {
-        log.error('scheduled job run could not be recorded', { ...entry, error });
-        return { status: 'failed' as const, error: (error as Error).message };
-      }),
-    );
-  }
+  // Every due job at once: one slow write does not make the others late.
+  await Promise.all(
+    (await deps.store.due(now)).map(async (job) => {
+      const slot = job.next_run;
+      const next = nextSlot(job.schedule, job.timezone, job.created_at, Math.max(now, slot));
+      if (!(await deps.store.advance(job.tenant_id, job.job_id, slot, next))) return;
+      const entry = { tenant_id: job.tenant_id, job_id: job.job_id, scheduled_for: slot };
+      if (slot < startedAt) {
+        outcome.missed.push(entry);
+        log.info('scheduled job slot missed while the runtime was down; not replayed', {
+          tenant: job.tenant_id,
+          job: job.job_id,
+          slot: new Date(slot).toISOString(),
+        });
+        return;
+      }
+      outcome.fired.push(entry);
+      runs.push(
+        runJob(deps, entry).catch((error: unknown) => {
+          log.error('scheduled job run could not be recorded', { ...entry, error });
+          return { status: 'failed' as const, error: (error as Error).message };
+        }),
+      );
+    }),
+  );
   outcome.runs = Promise.all(runs);
   return outcome;
 }

@@ -84,18 +84,61 @@ export class LanceWikiStore implements WikiStore {
   private async indexOf(schema: string, table: Table): Promise<PageIndex> {
     const identity = this.db.identity(table);
     const version = await table.version();
-    const cached = await this.indexes.get(schema)?.catch(() => undefined);
+    const kept = this.indexes.get(schema);
+    const cached = await kept?.catch(() => undefined);
     if (cached && cached.identity === identity && cached.version === version) return cached;
-    const loading = (async () => {
-      const index = new PageIndex(identity, version);
-      for (const page of await this.read(table)) index.set(page);
-      return index;
-    })();
+    // Another writer (or compaction) moved the table on: refresh what changed; a new table is read whole.
+    const loading =
+      cached && cached.identity === identity
+        ? this.refresh(table, cached, version)
+        : this.readWhole(table, identity, version);
     this.indexes.set(schema, loading);
     loading.catch(() => {
       if (this.indexes.get(schema) === loading) this.indexes.delete(schema);
     });
     return loading;
+  }
+
+  private async readWhole(table: Table, identity: string, version: number): Promise<PageIndex> {
+    const index = new PageIndex(identity, version);
+    for (const page of await this.read(table)) index.set(page);
+    return index;
+  }
+
+  /**
+   * Brings a kept index to `version`: each page's slug, version and time are read (small), and only pages
+   * that are new or changed are read whole and indexed again; pages gone are dropped. A compaction, which
+   * changes no page, costs the one light read.
+   */
+  private async refresh(table: Table, index: PageIndex, version: number): Promise<PageIndex> {
+    const stamps = (await table.query().select(['slug', 'version', 'updated_at']).toArray()) as Record<
+      string,
+      unknown
+    >[];
+    const live = new Set<string>();
+    const changed: string[] = [];
+    for (const stamp of stamps) {
+      const slug = String(stamp.slug);
+      live.add(slug);
+      const known = index.pages.get(slug);
+      if (
+        !known ||
+        known.version !== Number(stamp.version) ||
+        known.updated_at !== Number(stamp.updated_at)
+      ) {
+        changed.push(slug);
+      }
+    }
+    for (const slug of [...index.pages.keys()]) if (!live.has(slug)) index.delete(slug);
+    for (let start = 0; start < changed.length; start += 500) {
+      const slugs = changed
+        .slice(start, start + 500)
+        .map(sqlString)
+        .join(', ');
+      for (const page of await this.read(table, `document_id IN (${slugs})`)) index.set(page);
+    }
+    index.version = version;
+    return index;
   }
 
   async search(schema: string, query: string, limit: number) {

@@ -98,6 +98,24 @@ export function wikiStoreContract(name: string, subject: () => WikiStoreSubject)
       const page = (await store.get(schema, 'hot'))!;
       expect(page.version).toBe(24);
       expect([...page.cross_refs].sort()).toEqual(writers.map((_, i) => `session_${i}`).sort());
+
+      // Each store's search follows what the other wrote: new pages, changed ones and removed ones.
+      expect((await store.search(schema, 'cobalt', 5)).map((h) => h.page.slug)).toEqual([]);
+      await second.update(schema, 'cobalt', () =>
+        wikiPage('cobalt', { content: '# Cobalt\n\nCobalt is blue.' }),
+      );
+      expect((await store.search(schema, 'cobalt', 5)).map((h) => h.page.slug)).toEqual(['cobalt']);
+      await second.update(schema, 'cobalt', (current) =>
+        wikiPage('cobalt', {
+          title: 'Nickel',
+          content: '# Nickel\n\nNow about nickel.',
+          version: current!.version + 1,
+        }),
+      );
+      expect((await store.search(schema, 'cobalt', 5)).map((h) => h.page.slug)).toEqual([]);
+      expect((await store.search(schema, 'nickel', 5)).map((h) => h.page.slug)).toEqual(['cobalt']);
+      await second.remove(schema, 'cobalt');
+      expect(await store.search(schema, 'nickel', 5)).toEqual([]);
     }, 120_000);
 
     it('bulk-loads pages that search then finds', async () => {
