@@ -87,6 +87,9 @@ export class Functions extends Construct {
     if (!this.bundles.has(module)) this.bundle([spec.handler]);
     const bundle = this.bundles.get(module)!;
     const grants = this.grantsOf(module, bundle);
+    // A module role is granted once, by its first function: every further grant would repeat the same
+    // statements, which CloudFormation counts before they are merged (overflow policies, resources).
+    const grantsRole = !spec.moduleRole || !this.moduleRoles.has(module);
     const fn = new lambda.Function(scope, `${spec.name}Function`, {
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.X86_64,
@@ -105,8 +108,8 @@ export class Functions extends Construct {
     if (grants.buckets?.search) {
       fn.addEnvironment('TESSERA_SEARCH_URI', `s3://${storage.buckets.search.bucketName}/lancedb`);
     }
-    storage.bind(fn, grants);
-    queues.bind(fn, grants);
+    storage.bind(fn, grants, grantsRole);
+    queues.bind(fn, grants, grantsRole);
     this.applySettings(fn, bundle);
     const streaming = spec.streaming ?? false;
     if (!streaming) for (const [name, value] of this.shared) fn.addEnvironment(name, value);

@@ -52,14 +52,15 @@ export class Queues extends Construct {
   /**
    * Lets `fn` do with the queues what `grants` names (read their URL and attributes, or also send) and sets
    * the `envVar`s of those queues and their dead-letter queues to the queue names (functions look the URL
-   * up by name). Consumers get their rights from their event source.
+   * up by name). Consumers get their rights from their event source. Without `grant` only the names are
+   * set (its role was granted already).
    */
-  bind(fn: Binding, grants: Pick<StoreGrants, 'queues'>): void {
+  bind(fn: Binding, grants: Pick<StoreGrants, 'queues'>, grant = true): void {
     for (const [key, access] of Object.entries(grants.queues ?? {}) as [QueueKey, QueueAccess][]) {
       const definition: QueueDef = queueDefinitions[key];
       const queue = this.queues[key];
-      if (access === 'send') queue.grantSendMessages(fn);
-      else queue.grant(fn, 'sqs:GetQueueUrl', 'sqs:GetQueueAttributes');
+      if (grant && access === 'send') queue.grantSendMessages(fn);
+      else if (grant) queue.grant(fn, 'sqs:GetQueueUrl', 'sqs:GetQueueAttributes');
       fn.addEnvironment(definition.envVar, queue.queueName);
       const deadLetterQueue = this.deadLetterQueues[key];
       if (definition.deadLetter && deadLetterQueue) {

@@ -66,19 +66,20 @@ export class Storage extends Construct {
 
   /**
    * Grants `fn` what `grants` names of the tables and buckets, and sets the `envVar`s of those to their
-   * physical names (the others stay out of its environment).
+   * physical names (the others stay out of its environment). Without `grant` only the names are set (its
+   * role was granted already).
    */
-  bind(fn: Binding, grants: Pick<StoreGrants, 'tables' | 'buckets'>): void {
+  bind(fn: Binding, grants: Pick<StoreGrants, 'tables' | 'buckets'>, grant = true): void {
     for (const [key, access] of Object.entries(grants.tables ?? {}) as [TableKey, DataAccess][]) {
       const table = this.tables[key];
-      if (access === 'readWrite') table.grantReadWriteData(fn);
-      else table.grantReadData(fn);
+      if (grant && access === 'readWrite') table.grantReadWriteData(fn);
+      else if (grant) table.grantReadData(fn);
       fn.addEnvironment(tableDefinitions[key].envVar, table.tableName);
     }
     for (const [key, access] of Object.entries(grants.buckets ?? {}) as [BucketKey, DataAccess][]) {
       const bucket = this.buckets[key];
-      if (access === 'readWrite') bucket.grantReadWrite(fn);
-      else bucket.grantRead(fn);
+      if (grant && access === 'readWrite') bucket.grantReadWrite(fn);
+      else if (grant) bucket.grantRead(fn);
       fn.addEnvironment(bucketDefinitions[key].envVar, bucket.bucketName);
     }
   }

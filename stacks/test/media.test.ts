@@ -340,6 +340,16 @@ describe('composeTessera with media settings', () => {
     off.resourceCountIs('AWS::EC2::VPC', 0);
   });
 
+  it("stays within CloudFormation's 500 resources a stack with every GPU sidecar, and repeats no grant", () => {
+    const template = resourcesOf(
+      deployMediaSettings(undefined, { TESSERA_GPU_SIDECARS: SIDECARS.join(',') }),
+    );
+    const resources = Object.keys(template.toJSON().Resources);
+    expect(resources.length).toBeLessThan(500);
+    // Roles shared by a module's routes are granted once: nothing spills into overflow policies.
+    template.resourceCountIs('AWS::IAM::ManagedPolicy', 0);
+  });
+
   it('refuses sidecars without the worker, an unknown sidecar, and one whose endpoint a setting also gives', () => {
     expect(() =>
       deployMediaSettings(undefined, { TESSERA_MEDIA_WORKER: 'off', TESSERA_GPU_SIDECARS: 'captioning' }),
