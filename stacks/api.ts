@@ -67,7 +67,6 @@ export class Api extends Construct {
         timeoutSeconds: route.timeoutSeconds,
         memoryMb: route.memoryMb,
         streaming: route.streaming,
-        moduleRole: !route.streaming,
       });
       this.functions.set(key, fn);
       if (route.streaming) {

@@ -46,10 +46,11 @@ export interface FunctionSpec {
   /** Served through a function URL of its own: it gets no URLs of other streams (see shareUrl). */
   streaming?: boolean;
   /**
-   * Runs under the one execution role of its handler module's API routes, which have the same grants: a
-   * role and a policy per module instead of per route keeps the stack under CloudFormation's 500 resources.
+   * Runs under a role of its own instead of the one execution role of its handler module (default false).
+   * A module's functions have the module's grants: one role and policy per module instead of per function
+   * keeps the stack under CloudFormation's 500 resources.
    */
-  moduleRole?: boolean;
+  ownRole?: boolean;
 }
 
 export class Functions extends Construct {
@@ -59,7 +60,7 @@ export class Functions extends Construct {
   private searchLayerVersion?: lambda.LayerVersion;
   /** Every function created, and whether it streams. */
   private readonly created: { fn: lambda.Function; streaming: boolean; bundle: HandlerBundle }[] = [];
-  /** The execution role shared by the API route functions of each handler module. */
+  /** The execution role shared by the functions of each handler module. */
   private readonly moduleRoles = new Map<string, iam.Role>();
   /** Variables every non-streaming function gets, whenever it is created. */
   private readonly shared = new Map<string, string>();
@@ -89,7 +90,7 @@ export class Functions extends Construct {
     const grants = this.grantsOf(module, bundle);
     // A module role is granted once, by its first function: every further grant would repeat the same
     // statements, which CloudFormation counts before they are merged (overflow policies, resources).
-    const grantsRole = !spec.moduleRole || !this.moduleRoles.has(module);
+    const grantsRole = spec.ownRole === true || !this.moduleRoles.has(module);
     const fn = new lambda.Function(scope, `${spec.name}Function`, {
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.X86_64,
@@ -99,7 +100,7 @@ export class Functions extends Construct {
       memorySize: spec.memoryMb ?? DEFAULT_MEMORY_MB,
       description: spec.description,
       layers: bundle.usesSearchLayer ? [this.searchLayer()] : undefined,
-      role: spec.moduleRole ? this.moduleRole(module) : undefined,
+      role: spec.ownRole ? undefined : this.moduleRole(module),
       environment: {
         TESSERA_STAGE: stage,
         TESSERA_CONFIG_DIR: LAMBDA_CONFIG_DIR,
@@ -117,7 +118,7 @@ export class Functions extends Construct {
     return fn;
   }
 
-  /** The role of a module's API route functions: Lambda's basic execution, then what their grants add. */
+  /** The role of a module's functions: Lambda's basic execution, then what their grants add. */
   private moduleRole(module: string): iam.Role {
     let role = this.moduleRoles.get(module);
     if (!role) {
@@ -126,7 +127,7 @@ export class Functions extends Construct {
         managedPolicies: [
           iam.ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole'),
         ],
-        description: `The API routes of functions/${module}.ts`,
+        description: `The functions of functions/${module}.ts`,
       });
       this.moduleRoles.set(module, role);
     }
