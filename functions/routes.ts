@@ -207,6 +207,29 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/admin/tenant/{tenant}/jobs/{job_id}', handler: 'http/jobs.getJob' },
   { method: 'DELETE', path: '/admin/tenant/{tenant}/jobs/{job_id}', handler: 'http/jobs.deleteJob' },
   { method: 'GET', path: '/admin/tenant/{tenant}/outbound', handler: 'http/jobs.listOutbound' },
+  // Chat answers JSON or, with `stream: true`, server-sent events: a response-streaming function (a function
+  // URL in AWS, like the event streams), whose run may outlive API Gateway's 30 s.
+  {
+    method: 'POST',
+    path: '/v1/chat/completions',
+    handler: 'http/chat.chatCompletions',
+    streaming: true,
+    timeoutSeconds: 300,
+    memoryMb: 2048,
+  },
+  { method: 'GET', path: '/conversations', handler: 'http/chat.listConversations' },
+  { method: 'GET', path: '/conversations/{context_id}', handler: 'http/chat.getConversation' },
+  { method: 'DELETE', path: '/conversations/{context_id}', handler: 'http/chat.deleteConversation' },
+  { method: 'POST', path: '/admin/harness/keys', handler: 'http/ag-ui.createHarnessKey' },
+  { method: 'DELETE', path: '/admin/harness/keys/{key_id}', handler: 'http/ag-ui.revokeHarnessKey' },
+  {
+    method: 'POST',
+    path: '/ag-ui/{agent}',
+    handler: 'http/ag-ui.agUiRun',
+    streaming: true,
+    timeoutSeconds: 300,
+    memoryMb: 2048,
+  },
 
   { method: 'GET', path: '/openapi.json', handler: 'http/openapi.openapi' },
 ];

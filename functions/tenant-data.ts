@@ -3,6 +3,7 @@
  * place to add a store (see `TenantDataOwners` in @tessera/tenancy). The functions that remove tenants take
  * their tenancy deps from `tenantAdmin()`; a removal refuses to run with deps that name no owners.
  */
+import { conversationsData, harnessKeysData } from '@tessera/chat/tenant-data';
 import { config, configData } from '@tessera/config';
 import { taskEvents, taskEventsTenantData } from '@tessera/events';
 import { ingestionData } from '@tessera/ingestion/tenant-data';
@@ -29,7 +30,9 @@ export function tenantAdmin(): TenancyDeps {
     .register(memoriesData(memories()))
     .register(instructionsData(memories()))
     .register(wikiData(wiki()))
-    .register(jobsData());
+    .register(jobsData())
+    .register(conversationsData())
+    .register(harnessKeysData());
   admin = deps;
   return admin;
 }

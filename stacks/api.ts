@@ -96,7 +96,16 @@ export class Api extends Construct {
       // Open, like the API itself until it gets an authorizer.
       authType: lambda.FunctionUrlAuthType.NONE,
       invokeMode: lambda.InvokeMode.RESPONSE_STREAM,
-      cors: { allowedOrigins: ['*'], allowedMethods: [lambda.HttpMethod.GET] },
+      // A POST stream (chat, AG-UI) sends a JSON body with its tenant, conversation or key headers.
+      cors: {
+        allowedOrigins: ['*'],
+        allowedMethods: [lambda.HttpMethod[route.method]],
+        ...(route.method === 'GET'
+          ? {}
+          : {
+              allowedHeaders: ['content-type', 'authorization', 'x-tessera-tenant', 'x-tessera-context'],
+            }),
+      },
     });
     this.streamingUrls.set(key, url.url);
     functions.shareUrl(streamingUrlVariable(route.path), url.url);

@@ -14,7 +14,7 @@ describe('the route table and the API contracts', () => {
       expect(contract, `${entry.method} ${entry.path} has no contract in @tessera/api`).toBeDefined();
       const { module, exportName } = splitHandler(entry.handler);
       expect(`${module}.${exportName}`).toBe(`http/${contract!.group}.${contract!.id}`);
-      expect(Boolean(entry.streaming), entry.path).toBe(Boolean(contract!.stream));
+      expect(Boolean(entry.streaming), entry.path).toBe(Boolean(contract!.stream || contract!.streamSchema));
     }
   });
 
@@ -52,8 +52,8 @@ describe('the route table and the API contracts', () => {
         expect.arrayContaining(['400', '404', '409']),
       );
     }
-    // search, profiles, the five graph routes, queues, upload, presign, start, the seven profile routes, and the
-    // six wiki routes
-    expect(scopedRoutes).toBe(24);
+    // search, profiles, the five graph routes, queues, upload, presign, start, the seven profile routes, the
+    // six wiki routes, chat completions, the three conversation routes and harness key minting
+    expect(scopedRoutes).toBe(29);
   });
 });

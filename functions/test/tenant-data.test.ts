@@ -14,6 +14,8 @@ describe('tenantAdmin', () => {
       'instructions',
       'wiki pages',
       'scheduled jobs and outbound messages',
+      'conversations',
+      'harness keys',
     ]);
     // One registry a process: every removal sees the same owners.
     expect(tenantAdmin()).toBe(tenantAdmin());

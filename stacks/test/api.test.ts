@@ -164,6 +164,8 @@ describe('Api', () => {
     expect(streamingRoutes.map((route) => route.path)).toEqual([
       '/events/workflows/{workflow_id}',
       '/events/ingestion/{job_id}',
+      '/v1/chat/completions',
+      '/ag-ui/{agent}',
     ]);
     const longRuns = routes.filter((route) => route.longRun);
     shared.template.resourceCountIs('AWS::Lambda::Url', streamingRoutes.length + longRuns.length);
@@ -235,6 +237,18 @@ describe('Api', () => {
       template.hasResourceProperties('AWS::Lambda::Function', { Handler: 'index.health', Timeout: 900 });
       const urls = template.findResources('AWS::Lambda::Url');
       template.hasOutput('*', { Value: { 'Fn::GetAtt': [Object.keys(urls)[0], 'FunctionUrl'] } });
+    });
+
+    it('lets a POST stream take its JSON body and headers from any origin', () => {
+      const post: RouteDef = { ...streaming, method: 'POST', path: '/v1/chat/completions' };
+      const { template } = synthesize({ routes: [post] });
+      template.hasResourceProperties('AWS::Lambda::Url', {
+        InvokeMode: 'RESPONSE_STREAM',
+        Cors: Match.objectLike({
+          AllowMethods: ['POST'],
+          AllowHeaders: Match.arrayWith(['content-type', 'authorization', 'x-tessera-tenant']),
+        }),
+      });
     });
 
     it('gives it no API route', () => {

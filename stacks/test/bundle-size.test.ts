@@ -44,6 +44,8 @@ const BUDGETS_MB: Record<string, number> = {
   'http/wiki': 3.5,
   'http/jobs': 5.65,
   'workers/jobs': 5.55,
+  'http/chat': 5.25,
+  'http/ag-ui': 5.45,
 };
 
 /** Every handler module the route table names: routes, the fallback, schedules and queue workers. */

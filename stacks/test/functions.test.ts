@@ -32,6 +32,7 @@ afterAll(apps.remove);
 /** The statements of a function's role: its policies, and the managed policies CDK spills a long one into. */
 function statementsOf(template: Template, stack: Stack, fn: lambda.Function) {
   const role = logicalId(stack, fn.role!);
+  // A role whose inline policy outgrows IAM's size limit gets the rest as managed overflow policies.
   return [
     ...Object.values(template.findResources('AWS::IAM::Policy')),
     ...Object.values(template.findResources('AWS::IAM::ManagedPolicy')),

@@ -31,5 +31,5 @@ export {
   parseRegistry,
   type RegisteredAgent,
 } from './registry';
-export { detectLanguage, keywords, sentences, words } from './text';
+export { conversationLines, detectLanguage, keywords, sentences, words } from './text';
 export { AGENTS_VERSION, agentHealth, agents, entityNames } from './wiring';

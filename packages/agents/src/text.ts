@@ -69,3 +69,13 @@ export function overlap(terms: Set<string>, sentence: string): number {
   for (const term of terms) if (seen.has(term)) hits++;
   return hits / terms.size;
 }
+
+/**
+ * The conversation before a query (`context.history`, which chat fills), as prompt lines for an LLM:
+ * nothing when there is none.
+ */
+export function conversationLines(context: { history?: { role: string; content: string }[] }): string[] {
+  const history = context.history ?? [];
+  if (history.length === 0) return [];
+  return ['Conversation so far:', history.map((turn) => `${turn.role}: ${turn.content}`).join('\n')];
+}

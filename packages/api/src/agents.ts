@@ -136,6 +136,18 @@ export const ProcessContext = z
       .boolean()
       .optional()
       .meta({ description: 'Gateway: classify and route without running the chosen agent.' }),
+    history: z
+      .array(z.strictObject({ role: z.enum(['user', 'assistant']), content: z.string().max(200_000) }))
+      .max(100)
+      .optional()
+      .meta({
+        description:
+          'The conversation before this query, oldest first (chat fills it from the stored thread of `context_id`). Agents that prompt an LLM give it the turns.',
+      }),
+    response_format: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({ description: "The caller's OpenAI `response_format` (chat), as it was sent." }),
   })
   .meta({ description: 'The task context; other keys are kept for the agent.' });
 

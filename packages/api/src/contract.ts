@@ -41,6 +41,11 @@ export interface RouteContract {
   responses: { [status: number]: Answer };
   /** The route answers server-sent events: each frame's `data:` line holds this schema's JSON. */
   stream?: boolean;
+  /**
+   * A JSON route that answers server-sent events instead when the request asks (chat's `stream: true`):
+   * each frame's `data:` line holds this schema's JSON.
+   */
+  streamSchema?: z.ZodType;
   /** Error answers the route itself gives, by status (the stack's 413, 415, 422 and 500 are added for it). */
   errors: { [status: number]: Answer };
 }

@@ -4,6 +4,7 @@
  * does; `@tessera/api/openapi` builds the OpenAPI document from it.
  */
 export * as Agents from './agents';
+export * as Chat from './chat';
 export * as Config from './config';
 export type { Answer, FormContract, HttpMethod, RouteContract } from './contract';
 export { route } from './contract';

@@ -36,6 +36,9 @@ function operation(contract: RouteContract): ZodOpenApiOperationObject {
         ? { description: answer.description }
         : content(answer, contract.stream ? 'text/event-stream' : 'application/json');
   }
+  if (contract.streamSchema && responses['200']?.content) {
+    responses['200'].content['text/event-stream'] = { schema: contract.streamSchema };
+  }
   for (const [status, answer] of Object.entries(errorAnswers(contract))) responses[status] = content(answer);
   return {
     operationId: contract.id,

@@ -1,5 +1,6 @@
 /** Every route contract, in the order of the route table. */
 import * as Agents from './agents';
+import * as Chat from './chat';
 import * as Config from './config';
 import type { RouteContract } from './contract';
 import * as Events from './events';
@@ -84,6 +85,13 @@ export const contracts: readonly RouteContract[] = [
   Jobs.getJob,
   Jobs.deleteJob,
   Jobs.listOutbound,
+  Chat.chatCompletions,
+  Chat.listConversations,
+  Chat.getConversation,
+  Chat.deleteConversation,
+  Chat.createHarnessKey,
+  Chat.revokeHarnessKey,
+  Chat.agUiRun,
   OpenApi.openapi,
 ];
 

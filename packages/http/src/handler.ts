@@ -110,7 +110,8 @@ export function nestedDeeperThan(text: string, limit: number): boolean {
   return false;
 }
 
-function parseJsonBody(event: APIGatewayProxyEventV2): unknown {
+/** The request's JSON body (undefined when empty): 413, 415 and 422 as every route answers them. */
+export function parseJsonBody(event: APIGatewayProxyEventV2): unknown {
   const text = rawBody(event);
   if (text === undefined) return undefined;
   const contentType = (header(event, 'content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';

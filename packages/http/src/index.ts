@@ -13,5 +13,7 @@ export {
 } from './responses';
 export type { SseRequest } from './sse';
 export { sseRoute } from './sse';
+export type { FrameStream, StreamRequest } from './stream';
+export { streamRoute } from './stream';
 export { canonicalTenant, requestTenant, traceRequest } from './tracing';
 export { issuesFromZod, validate } from './validation';

@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import { errorResponse } from './responses';
 import { validate } from './validation';
 
-interface ResponseMetadata {
+export interface ResponseMetadata {
   statusCode: number;
   headers: Record<string, string>;
 }
@@ -23,7 +23,7 @@ interface AwsLambdaGlobal {
   HttpResponseStream: { from(stream: Writable, metadata: ResponseMetadata): Writable };
 }
 
-const lambda = () => (globalThis as unknown as { awslambda?: AwsLambdaGlobal }).awslambda;
+export const lambda = () => (globalThis as unknown as { awslambda?: AwsLambdaGlobal }).awslambda;
 
 export interface SseRequest<P, Q> {
   path: P;
@@ -36,7 +36,7 @@ export interface SseRequest<P, Q> {
 }
 
 /** Path parameters from the event, or parsed from `rawPath` when the front (a function URL) gives none. */
-function pathParameters(
+export function pathParameters(
   event: APIGatewayProxyEventV2,
   pattern: RegExp,
   names: string[],
@@ -47,17 +47,23 @@ function pathParameters(
   return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match?.[i + 1] ?? '')]));
 }
 
-export function sseRoute<P extends z.ZodType, Q extends z.ZodType>(
-  spec: { route: string; path: P; query: Q },
-  fn: (request: SseRequest<z.output<P>, z.output<Q>>) => Promise<void>,
-) {
+/** The path parameters' names of a route and a pattern reading them from a raw path. */
+export function routePattern(route: string): { names: string[]; pattern: RegExp } {
   const names: string[] = [];
   const pattern = new RegExp(
-    `^${spec.route.replace(/\{(\w+)\}/g, (_, name: string) => {
+    `^${route.replace(/\{(\w+)\}/g, (_, name: string) => {
       names.push(name);
       return '([^/]+)';
     })}/?$`,
   );
+  return { names, pattern };
+}
+
+export function sseRoute<P extends z.ZodType, Q extends z.ZodType>(
+  spec: { route: string; path: P; query: Q },
+  fn: (request: SseRequest<z.output<P>, z.output<Q>>) => Promise<void>,
+) {
+  const { names, pattern } = routePattern(spec.route);
   const handler = async (event: APIGatewayProxyEventV2, responseStream: Writable) => {
     const runtime = lambda()!;
     let stream: Writable | undefined;

@@ -5,7 +5,7 @@
  */
 import type { Config } from '@tessera/api';
 import { type Telemetry, telemetry } from '@tessera/telemetry';
-import { type JsonLlm, type JsonSchemaFormat, LlmEndpoint } from './endpoint';
+import { type ChatTurn, type JsonLlm, type JsonSchemaFormat, LlmEndpoint } from './endpoint';
 import { type LlmEnv, llmEnv } from './env';
 import { type LlmSettings, resolveLlm } from './resolve';
 
@@ -130,6 +130,36 @@ export class LlmClient {
         scope.verbose({ 'input.value': user, 'llm.system': system });
         const answer = await this.endpoint(settings).json(system, user, format);
         scope.verbose({ 'output.value': JSON.stringify(answer) });
+        return answer;
+      },
+    );
+  }
+
+  /**
+   * A free-form completion for the tenant under the caller's response format, forwarded intact (chat's
+   * `response_format`); throws `LlmUnavailableError` when no endpoint is configured.
+   */
+  async complete(
+    tenantId: string,
+    messages: ChatTurn[],
+    responseFormat?: Record<string, unknown>,
+  ): Promise<string> {
+    const settings = await this.resolve(tenantId);
+    if (!settings) throw new LlmUnavailableError(tenantId);
+    return this.tracing.span(
+      tenantId,
+      'llm.call',
+      {
+        kind: 'client',
+        attributes: { 'openinference.span.kind': 'LLM', 'llm.model_name': settings.model },
+      },
+      async (scope) => {
+        scope.detail({
+          'llm.base_url': settings.baseURL,
+          'llm.response_format': String(responseFormat?.type ?? 'text'),
+        });
+        const answer = await this.endpoint(settings).complete(messages, responseFormat);
+        scope.verbose({ 'output.value': answer });
         return answer;
       },
     );

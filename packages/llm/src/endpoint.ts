@@ -29,6 +29,12 @@ export class LlmCallError extends Error {
   override name = 'LlmCallError';
 }
 
+/** One message of a free-form completion. */
+export interface ChatTurn {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
 export interface JsonSchemaFormat {
   name: string;
   schema: Record<string, unknown>;
@@ -140,6 +146,54 @@ export class LlmEndpoint implements JsonLlm {
         { cause: error },
       );
     }
+  }
+
+  /**
+   * A completion of `messages` under the caller's `responseFormat`, sent exactly as given (chat's
+   * `response_format`); answers the content. A JSON format's answer must parse as JSON.
+   */
+  async complete(messages: ChatTurn[], responseFormat?: Record<string, unknown>): Promise<string> {
+    let completion: OpenAI.Chat.Completions.ChatCompletion;
+    try {
+      completion = await this.client.chat.completions.create(
+        {
+          model: this.model,
+          messages,
+          temperature: this.temperature,
+          max_tokens: this.maxTokens,
+          ...(this.seed === undefined ? {} : { seed: this.seed }),
+          ...(responseFormat
+            ? {
+                response_format:
+                  responseFormat as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParams['response_format'],
+              }
+            : {}),
+        },
+        { signal: AbortSignal.timeout(this.timeoutS * this.attempts * 1000) },
+      );
+    } catch (error) {
+      throw new LlmCallError(`${this.description} ${this.callFailure(error)}`, { cause: error });
+    }
+    if (typeof completion !== 'object' || completion === null) {
+      throw new LlmCallError(
+        `${this.description} answered with something that is not JSON: ${shorten(String(completion))}`,
+      );
+    }
+    const message = completion.choices?.[0]?.message;
+    if (message?.refusal) throw new LlmCallError(`${this.description} refused: ${shorten(message.refusal)}`);
+    const content = message?.content;
+    if (typeof content !== 'string') throw new LlmCallError(`${this.description} answered without content`);
+    const type = responseFormat?.type;
+    if (type === 'json_object' || type === 'json_schema') {
+      try {
+        JSON.parse(content);
+      } catch {
+        throw new LlmCallError(
+          `${this.description} answered something that is not JSON under a ${type} response format: ${shorten(content)}`,
+        );
+      }
+    }
+    return content;
   }
 
   private callFailure(error: unknown): string {

@@ -5,6 +5,7 @@
  */
 export { LlmClient, type LlmRole, type LlmSources, LlmUnavailableError, TenantLlm } from './client';
 export {
+  type ChatTurn,
   isAuthzHeader,
   type JsonLlm,
   type JsonSchemaFormat,

@@ -145,6 +145,22 @@ export const tables = {
     partitionKey: 'tenant_id',
     sortKey: 'message_id',
   },
+   * Chat conversations per tenant: a thread row (`thread#<context_id>`: title, count, last update) and one
+   * row a message (`msg#<context_id>#<time>#<append>#<n>`), so concurrent appends to a thread lose nothing.
+   */
+  conversations: {
+    name: 'conversations',
+    envVar: 'TESSERA_TABLE_CONVERSATIONS',
+    partitionKey: 'tenant_id',
+    sortKey: 'item_key',
+  },
+  /** Harness keys of AG-UI runs: one row a key (its SHA-256, tenant, expiry, revocation), never the key. */
+  harnessKeys: {
+    name: 'harness-keys',
+    envVar: 'TESSERA_TABLE_HARNESS_KEYS',
+    partitionKey: 'key_id',
+    ttlAttribute: 'expires_at',
+  },
 } satisfies Record<string, TableDef>;
 
 export const queues = {

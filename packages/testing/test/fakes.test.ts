@@ -4,8 +4,10 @@ import {
   blobStoreContract,
   configStoreContract,
   contentIndexContract,
+  conversationStoreContract,
   graphStoreContract,
   instructionsStoreContract,
+  harnessKeyStoreContract,
   jobQueueContract,
   jobRepositoryContract,
   jobStoreContract,
@@ -21,8 +23,10 @@ import {
   InMemoryBlobStore,
   InMemoryConfigStore,
   InMemoryContentIndex,
+  InMemoryConversationStore,
   InMemoryGraphStore,
   InMemoryInstructionsStore,
+  InMemoryHarnessKeyStore,
   InMemoryJobQueue,
   InMemoryJobRepository,
   InMemoryJobStore,
@@ -94,3 +98,5 @@ wikiStoreContract('InMemoryWikiStore', () => ({
 
 jobStoreContract('InMemoryJobStore', () => new InMemoryJobStore());
 outboundStoreContract('InMemoryOutboundStore', () => new InMemoryOutboundStore());
+conversationStoreContract('InMemoryConversationStore', () => new InMemoryConversationStore());
+harnessKeyStoreContract('InMemoryHarnessKeyStore', () => new InMemoryHarnessKeyStore());

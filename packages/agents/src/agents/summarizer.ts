@@ -8,7 +8,7 @@ import { LlmCallError, shorten } from '@tessera/llm';
 import { z } from 'zod';
 import { type Agent, type AgentRun, systemPrompt } from '../agent';
 import type { AgentsDeps } from '../deps';
-import { overlap, queryTerms, sentences, words } from '../text';
+import { conversationLines, overlap, queryTerms, sentences, words } from '../text';
 import { retrieve } from './search';
 
 const SUMMARY_SENTENCES = 3;
@@ -83,6 +83,7 @@ export const summarizerAgent: Agent = {
     }
     await run.phase('summarize');
     const user = [
+      ...conversationLines(run.context),
       `Request: ${run.query}`,
       'Passages:',
       ...passages.map((p) => `[${p.id}] ${p.text.slice(0, PASSAGE_CHARS)}`),

@@ -3,6 +3,7 @@
  * adapter) and its in-memory fake (a unit test in this package), so the fake stays faithful.
  */
 export { type BlobStoreSubject, blobStoreContract } from './blob-store';
+export { conversationStoreContract, harnessKeyStoreContract } from './chat-stores';
 export { configStoreContract } from './config-store';
 export { type ContentIndexSubject, contentIndexContract } from './content-index';
 export { type GraphStoreSubject, graphStoreContract } from './graph-store';

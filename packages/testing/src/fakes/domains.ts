@@ -2,6 +2,7 @@
  * The domains' dependencies over the in-memory fakes, for domain unit tests that need no emulator: one
  * tenancy, content, graph and ingestion wiring sharing one in-memory search database and one clock.
  */
+import { conversationsData, harnessKeysData } from '@tessera/chat';
 import { ConfigCache, type ConfigDeps, configData } from '@tessera/config';
 import type { ContentDeps } from '@tessera/content';
 import { KeyedSerializer } from '@tessera/core';
@@ -15,6 +16,7 @@ import { type ProfilesDeps, ProfileViews, profilesData, tenantProfiles } from '@
 import { type TenancyDeps, TenantDataOwners } from '@tessera/tenancy';
 import { type WikiDeps, wikiData } from '@tessera/wiki';
 import { profileCatalog, schemaCatalog } from '../catalogs';
+import { InMemoryConversationStore, InMemoryHarnessKeyStore } from './chat-stores';
 import { InMemoryConfigStore } from './config-store';
 import { InMemoryGraphStore } from './graph-store';
 import { InMemoryBlobStore, InMemoryJobQueue, InMemoryJobRepository } from './ingestion';
@@ -51,6 +53,8 @@ export interface FakeDomains {
   };
   memories: MemoriesDeps & { store: InMemoryMemoryStore; instructions: InMemoryInstructionsStore };
   wiki: WikiDeps & { store: InMemoryWikiStore };
+  /** The chat stores: conversations and harness keys. */
+  chat: { conversations: InMemoryConversationStore; keys: InMemoryHarnessKeyStore };
 }
 
 /** Every domain over fakes; the embedded encoder and entity tagger are the real ones unless given. */
@@ -122,5 +126,7 @@ export function fakeDomains(
     .register(memoriesData(memories))
     .register(instructionsData(memories))
     .register(wikiData(wiki));
-  return { clock, search, backend, tenancy, config, profiles, content, graph, ingestion, memories, wiki };
+  const chat = { conversations: new InMemoryConversationStore(), keys: new InMemoryHarnessKeyStore() };
+  tenancy.owners.register(conversationsData(chat.conversations)).register(harnessKeysData(chat.keys));
+  return { clock, search, backend, tenancy, config, profiles, content, graph, ingestion, memories, wiki, chat };
 }

@@ -3,6 +3,7 @@
  * contract suites (`@tessera/testing/contracts`), and the domains wired over them.
  */
 export { profileCatalog, schemaCatalog } from '../catalogs';
+export { InMemoryConversationStore, InMemoryHarnessKeyStore } from './chat-stores';
 export { InMemoryConfigStore } from './config-store';
 export { type FakeDomains, fakeDomains, TestClock } from './domains';
 export { InMemoryGraphStore } from './graph-store';

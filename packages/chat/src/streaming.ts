@@ -1,0 +1,94 @@
+/**
+ * A streamed chat completion: `chat.completion.chunk` frames ending in `data: [DONE]`, as OpenAI streams.
+ * The role opens the stream at once; the answer's pieces follow once the agent answered and the turn was
+ * stored; a failure after the stream opened is one error frame (OpenAI's `error` object and the JSON
+ * answer's `detail`), and a client that goes away cancels the run.
+ */
+import type { Chat } from '@tessera/api';
+import { HttpError, log } from '@tessera/core';
+import { pieces } from './answer';
+import {
+  answerTurn,
+  type ChatDeps,
+  type ChatTurn,
+  completionId,
+  historyOf,
+  storeTurn,
+  tesseraOf,
+} from './chat';
+
+export interface ChunkSink {
+  write(text: string): Promise<void>;
+  readonly closed: boolean;
+  signal: AbortSignal;
+}
+
+const frame = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
+
+/** The stream's error frame of a failure. */
+export function errorFrame(error: unknown): Chat.ChatStreamError {
+  if (error instanceof HttpError) {
+    const detail = error.detail as Record<string, unknown> | string;
+    const type =
+      typeof detail === 'object' && typeof detail.error === 'string'
+        ? detail.error
+        : error.status >= 500
+          ? 'server_error'
+          : 'invalid_request_error';
+    const message =
+      typeof detail === 'string'
+        ? detail
+        : typeof detail.message === 'string'
+          ? detail.message
+          : error.message;
+    return {
+      error: { message, type, code: String(error.status) },
+      detail: Array.isArray(detail) ? { message, errors: detail } : detail,
+    };
+  }
+  log.error('chat stream failed', { error });
+  return {
+    error: { message: 'Internal server error', type: 'server_error', code: '500' },
+    detail: 'Internal server error',
+  };
+}
+
+export async function streamCompletion(
+  deps: ChatDeps,
+  turn: ChatTurn,
+  sink: ChunkSink,
+  options: { baseUrl: string; signal?: AbortSignal },
+): Promise<void> {
+  const id = completionId();
+  const created = Math.floor(deps.now() / 1000);
+  const chunk = (
+    delta: { role?: 'assistant'; content?: string },
+    finish: 'stop' | null = null,
+    extra: Partial<Chat.ChatCompletionChunk> = {},
+  ): Chat.ChatCompletionChunk => ({
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model: turn.model,
+    choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+    ...extra,
+  });
+  await sink.write(frame(chunk({ role: 'assistant', content: '' })));
+  try {
+    const history = await historyOf(deps, turn);
+    const signal = options.signal ? AbortSignal.any([options.signal, sink.signal]) : sink.signal;
+    const answer = await answerTurn(deps, turn, history, { baseUrl: options.baseUrl, signal });
+    if (sink.closed) return;
+    await storeTurn(deps, turn, answer);
+    for (const piece of pieces(answer.content)) {
+      if (sink.closed) return;
+      await sink.write(frame(chunk({ content: piece })));
+    }
+    await sink.write(frame(chunk({}, 'stop', { tessera: tesseraOf(turn, answer) })));
+    await sink.write('data: [DONE]\n\n');
+  } catch (error) {
+    // A client that went away gets nothing more; its run was cancelled.
+    if (sink.closed) return;
+    await sink.write(frame(errorFrame(error)));
+  }
+}
