@@ -34,6 +34,9 @@ let queuedJob: string;
 /** Scheduled jobs of the tenant: one the corpus reads, one it deletes. */
 let readJob: string;
 let victimJob: string;
+/** A harness key of TENANT, and one minted for its revoke route. */
+let harnessKey: string;
+let revokedKeyId: string;
 
 beforeAll(async () => {
   rt = await spawnRuntime({
@@ -95,6 +98,21 @@ beforeAll(async () => {
   );
   readJob = jobIds[0]!;
   victimJob = jobIds[1]!;
+  // Conversations to read and to delete, and harness keys.
+  for (const context_id of ['corpus_thread', 'corpus_victim_thread']) {
+    const turn = await call(rt.url, 'POST', '/v1/chat/completions', {
+      model: 'tessera/search_agent',
+      tenant_id: TENANT,
+      metadata: { context_id },
+      messages: [{ role: 'user', content: 'rotate keys' }],
+    });
+    expect(turn.status).toBe(200);
+  }
+  const minted = await call(rt.url, 'POST', '/admin/harness/keys', { tenant_id: TENANT, ttl: 604_800 });
+  expect(minted.status).toBe(201);
+  harnessKey = minted.body.key;
+  const doomed = await call(rt.url, 'POST', '/admin/harness/keys', { tenant_id: TENANT });
+  revokedKeyId = doomed.body.key_id;
   const s3 = new S3Client({
     endpoint: rt.emulatorUrl,
     region: 'us-east-1',
@@ -349,6 +367,47 @@ function baselines(): Record<string, Omit<Baseline, 'path'> & { path?: string[] 
     'jobs.getJob': { path: [TENANT, readJob], writes: false },
     'jobs.deleteJob': { path: [TENANT, victimJob], writes: true },
     'jobs.listOutbound': { path: [TENANT], writes: false },
+    'chat.chatCompletions': {
+      body: {
+        model: 'tessera/search_agent',
+        tenant_id: TENANT,
+        stream: false,
+        messages: [{ role: 'user', content: 'rotate keys' }],
+      },
+      // OpenAI's request carries many fields Tessera does not use: they are accepted.
+      dropsUnknownFields: true,
+      // Without a conversation nothing is stored.
+      writes: false,
+    },
+    'chat.listConversations': { query: { tenant_id: TENANT }, writes: false },
+    'chat.getConversation': { path: ['corpus_thread'], query: { tenant_id: TENANT }, writes: false },
+    'chat.deleteConversation': {
+      path: ['corpus_victim_thread'],
+      query: { tenant_id: TENANT },
+      writes: true,
+    },
+    'ag-ui.createHarnessKey': {
+      body: { tenant_id: TENANT, ttl: 60 },
+      writes: true,
+      accepts: { tenant_id: (v) => v === TENANT },
+    },
+    'ag-ui.revokeHarnessKey': { path: [revokedKeyId], writes: true },
+    'ag-ui.agUiRun': {
+      path: ['search_agent'],
+      headers: { authorization: `Bearer ${harnessKey}` },
+      body: {
+        // Not a context id (a space): the run is no conversation turn, so it stores nothing.
+        threadId: 'corpus thread',
+        runId: 'corpus_run',
+        messages: [{ id: 'm1', role: 'user', content: 'rotate keys' }],
+        tools: [],
+        context: [],
+        state: {},
+      },
+      // AG-UI's schema drops fields it does not declare.
+      dropsUnknownFields: true,
+      writes: false,
+    },
     'config.getSystemConfig': { writes: false },
     'config.putSystemConfig': {
       query: { created_by: 'corpus' },

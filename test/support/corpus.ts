@@ -37,6 +37,8 @@ export interface Baseline {
    * keys is a valid request there, so those cases are left out.
    */
   dropsUnknownFields?: boolean;
+  /** Headers every case of the route carries (a harness key): its cases vary the request, not them. */
+  headers?: Record<string, string>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON Schema objects of the OpenAPI document
@@ -259,7 +261,8 @@ export function casesOf(
     headers: Record<string, string> = {},
     body?: string | Buffer,
     as = method,
-  ) => cases.push({ route: name, kind, method: as, target, headers, body });
+  ) =>
+    cases.push({ route: name, kind, method: as, target, headers: { ...baseline.headers, ...headers }, body });
   const hostile = (field: string, base: string) =>
     hostileIds(base).filter((id) => !baseline.accepts?.[field]?.(id));
   const bodyText = baseline.body ? JSON.stringify(baseline.body) : undefined;

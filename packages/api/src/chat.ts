@@ -300,7 +300,7 @@ export const deleteConversation = route({
 export const HARNESS_KEY_TTL = { min: 1, max: 604_800, default: 3600 } as const;
 
 export const HarnessKeyRequest = z
-  .object({
+  .strictObject({
     tenant_id: z.string(),
     ttl: z
       .number()
