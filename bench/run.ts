@@ -2,6 +2,7 @@
 import { adminBench } from './admin.bench';
 import { agentsBench } from './agents.bench';
 import { bundlesBench } from './bundles.bench';
+import { chatBench } from './chat.bench';
 import { encodersBench } from './encoders.bench';
 import { eventsBench } from './events.bench';
 import { extractBench } from './extract.bench';
@@ -31,6 +32,7 @@ const benches: Record<string, () => Promise<void>> = {
   agents: agentsBench,
   memories: memoriesBench,
   wiki: wikiBench,
+  chat: chatBench,
 };
 
 const wanted = process.argv.slice(2);

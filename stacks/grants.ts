@@ -147,7 +147,9 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
   // and the tenant's routing and LLM records, and report workflow runs. A run reads the tenant's instructions
   // and leaves a memory, deploying the tenant's memory schema on its first (a registry row, the tenant record);
   // a run the wiki's rule files is saved in the tenant's wiki (its schema deployed on the first save, each
-  // page under its lock).
+  // page under its lock); a dispatch naming a
+  // conversation (`context.context_id`) reads and appends it (the chat wiring also builds the key store,
+  // never used here).
   'http/agents': {
     tables: {
       ...TENANCY_READ,
@@ -159,6 +161,8 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
       configRecords: 'read',
       instructions: 'read',
       wikiLocks: 'readWrite',
+      conversations: 'readWrite',
+      harnessKeys: 'read',
     },
     buckets: { search: 'readWrite' },
   },

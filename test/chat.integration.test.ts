@@ -266,6 +266,31 @@ describe('/v1/chat/completions with the openai client (integration)', () => {
     expect((await call(rt.url, 'DELETE', `/conversations/${contextId}?tenant_id=acme`)).status).toBe(404);
   });
 
+  it('keeps the conversation a dispatch names with context.context_id, as a chat gateway sends it', async () => {
+    const contextId = `chat_${Date.now().toString(36)}`;
+    const dispatch = (query: string) =>
+      call(rt.url, 'POST', '/agents/summarizer_agent/process', {
+        query,
+        context: { tenant_id: 'acme', context_id: contextId },
+      });
+    const first = await dispatch('What does merge insert do?');
+    expect(first.status).toBe(200);
+    expect((await dispatch('And deletes?')).status).toBe(200);
+    const prompt = llm.requests
+      .map((r) => (r.body as { messages: { content: string }[] }).messages.at(-1)!.content)
+      .findLast((content) => content.includes('Request: And deletes?'))!;
+    expect(prompt).toContain(
+      `Conversation so far:\n\nuser: What does merge insert do?\nassistant: ${first.body.result.summary}`,
+    );
+    const thread = await call(rt.url, 'GET', `/conversations/${contextId}?tenant_id=acme`);
+    expect(thread.body.message_count).toBe(4);
+    const bad = await call(rt.url, 'POST', '/agents/search_agent/process', {
+      query: 'x',
+      context: { tenant_id: 'acme', context_id: 'no spaces allowed' },
+    });
+    expect(bad.status).toBe(422);
+  });
+
   it('forwards response_format intact to the LLM and answers what it wrote under it, streamed too', async () => {
     const openai = client('acme');
     const before = llm.requests.length;

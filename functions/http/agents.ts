@@ -1,19 +1,12 @@
 /** Agent routes: the registry, agent cards, capability lookup, and dispatch of a task to an agent. */
-import {
-  AgentRegistry,
-  agentHealth,
-  agents,
-  byCapability,
-  card,
-  processAgent as dispatch,
-  listing,
-  registeredAgents,
-} from '@tessera/agents';
+import { AgentRegistry, agentHealth, byCapability, card, listing, registeredAgents } from '@tessera/agents';
 import { Agents } from '@tessera/api';
+import { chat, processInConversation } from '@tessera/chat';
 import { httpRoute } from '@tessera/http';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 
-const deps = agents();
+const chatDeps = chat();
+const deps = chatDeps.agents;
 
 /** Time kept back from a function's remaining time to answer after a run is cancelled. */
 const ANSWER_MARGIN_MS = 1500;
@@ -45,7 +38,8 @@ export const agentCard = httpRoute(Agents.agentCard, async ({ path, event }) => 
 
 /** The request ends when the function's time does: the run is cancelled a little before, so it can answer. */
 export const processAgent = httpRoute(Agents.processAgent, ({ path, body, event, context }) =>
-  dispatch(deps, path.agent_name, body, {
+  // A `context.context_id` names a conversation: its history goes to the agent and the turn is kept.
+  processInConversation(chatDeps, path.agent_name, body, {
     baseUrl: baseUrl(event),
     signal: AbortSignal.timeout(Math.max(1, context.getRemainingTimeInMillis() - ANSWER_MARGIN_MS)),
   }),

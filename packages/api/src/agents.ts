@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { route } from './contract';
-import { outage, plain, TaskEventsUnavailable } from './errors';
+import { ConversationsUnavailable, outage, plain, TaskEventsUnavailable } from './errors';
 
 /** The 23 agents of document 3, in its roster's order. */
 export const AGENT_NAMES = [
@@ -126,7 +126,10 @@ export const ProcessContext = z
     strategy: z.string().optional(),
     top_k: z.number().int().min(1).max(100).optional(),
     session_id: z.string().max(200).optional(),
-    context_id: z.string().max(200).optional(),
+    context_id: z.string().max(200).optional().meta({
+      description:
+        'A conversation of the tenant (a chat id): its stored history goes to the agent as `history`, and the query with the answer is appended.',
+    }),
     text: z
       .string()
       .max(200_000)
@@ -483,8 +486,8 @@ export const processAgent = route({
     502: plain('A service the agent called (an LLM endpoint, an embedding service) failed the request.'),
     503: {
       description:
-        'No LLM endpoint for an agent that must generate (`llm_unavailable`), the task event store did not answer (`task_events_unavailable`), or another backing service did not.',
-      schema: z.union([LlmUnavailable, TaskEventsUnavailable, outage.schema]),
+        'No LLM endpoint for an agent that must generate (`llm_unavailable`), the task event store did not answer (`task_events_unavailable`), the conversation store did not for a dispatch naming a `context_id` (`service_unavailable`, `service: conversations`), or another backing service did not.',
+      schema: z.union([LlmUnavailable, TaskEventsUnavailable, ConversationsUnavailable, outage.schema]),
     },
     504: plain(
       "The request's time (the agent's `timeout`) ended before the run finished; a workflow run is cancelled.",

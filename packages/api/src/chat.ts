@@ -4,8 +4,11 @@
  * harness keys that guard them.
  */
 import { z } from 'zod';
+import { AgentNotAvailable, LlmUnavailable } from './agents';
 import { route } from './contract';
-import { outage, plain, tenantGuard } from './errors';
+import { ConversationsUnavailable, outage, plain, tenantGuard } from './errors';
+
+export { ConversationsUnavailable, ConversationsUnavailableDetail } from './errors';
 
 /** A conversation's id: what `metadata.context_id` or `X-Tessera-Context` names (a chat id, a thread id). */
 export const ContextId = z
@@ -145,16 +148,6 @@ export const ChatCompletionChunk = z
   .meta({ id: 'ChatCompletionChunk' });
 export type ChatCompletionChunk = z.infer<typeof ChatCompletionChunk>;
 
-/** The 503 of the conversation store not answering (as JSON, or the `detail` of a stream's error frame). */
-export const ConversationsUnavailableDetail = z.object({
-  error: z.literal('service_unavailable'),
-  service: z.literal('conversations'),
-  message: z.string(),
-});
-export const ConversationsUnavailable = z
-  .object({ detail: ConversationsUnavailableDetail })
-  .meta({ id: 'ConversationsUnavailable' });
-
 /**
  * A stream's error frame: OpenAI's `error` object (which OpenAI clients raise) and the `detail` the JSON
  * answer would have carried.
@@ -191,15 +184,15 @@ export const chatCompletions = route({
     ...tenantGuard,
     404: unknownAgent,
     409: plain("`Agent '<name>' is disabled`, or the tenant is being deleted."),
-    501: plain('An agent of the roster this build does not implement yet.'),
+    501: {
+      description: 'An agent of the roster this build does not implement yet.',
+      schema: AgentNotAvailable,
+    },
     502: plain('A service the agent called failed the request.'),
     503: {
       description:
         'The conversation store did not answer (`service_unavailable`, `service: conversations`), no LLM endpoint for a `json_schema` answer or an agent that must generate (`llm_unavailable`), or another backing service did not answer.',
-      schema: z.union([
-        ConversationsUnavailable,
-        z.object({ detail: z.object({ error: z.string(), message: z.string() }) }),
-      ]),
+      schema: z.union([ConversationsUnavailable, LlmUnavailable, outage.schema]),
     },
     504: plain("The agent's time ended before it finished."),
   },

@@ -41,6 +41,16 @@ export const ServiceUnavailable = z
   })
   .meta({ id: 'ServiceUnavailable' });
 
+/** The 503 of the conversation store not answering (as JSON, or the `detail` of a chat stream's error frame). */
+export const ConversationsUnavailableDetail = z.object({
+  error: z.literal('service_unavailable'),
+  service: z.literal('conversations'),
+  message: z.string(),
+});
+export const ConversationsUnavailable = z
+  .object({ detail: ConversationsUnavailableDetail })
+  .meta({ id: 'ConversationsUnavailable' });
+
 /** The 503 detail of the task event store not answering (document 3). */
 export const TaskEventsUnavailableDetail = z.object({
   error: z.literal('task_events_unavailable'),

@@ -316,3 +316,54 @@ export async function chatCompletion(
   await storeTurn(deps, turn, answer);
   return completion(turn, history, answer, completionId(), Math.floor(deps.now() / 1000));
 }
+
+/**
+ * A dispatch (`POST /agents/{name}/process`) whose `context.context_id` names a conversation (a chat
+ * gateway's chat id): its stored history goes to the agent as `context.history` (unless the caller gave one),
+ * and the query with the answer derived from the result is appended. A store that does not answer fails the
+ * request with 503, rather than a reply that would never be stored.
+ */
+export async function processInConversation(
+  deps: ChatDeps,
+  name: string,
+  request: Agents.ProcessRequest,
+  options: { baseUrl: string; signal?: AbortSignal },
+): Promise<Agents.ProcessResponse> {
+  const contextId = request.context.context_id;
+  if (contextId === undefined) return processAgent(deps.agents, name, request, options);
+  if (!Chat.ContextId.safeParse(contextId).success) {
+    throw invalid(
+      ['body', 'context', 'context_id'],
+      'A context id is 1 to 200 letters, digits, `_`, `.`, `:`, `@` and `-`',
+      contextId,
+    );
+  }
+  await runnableAgent(deps, name, options.baseUrl);
+  const { tenant } = await requireTenant(deps.agents.content.tenancy, request.context.tenant_id);
+  const history =
+    request.context.history ??
+    (
+      await conversationsCall(() => deps.conversations.recent(tenant.full, contextId, Chat.HISTORY_MESSAGES))
+    ).map((message) => ({ role: message.role, content: message.content }));
+  const outcome = await processAgent(
+    deps.agents,
+    name,
+    { ...request, context: { ...request.context, history } },
+    options,
+  );
+  if (outcome.status === 'completed') {
+    const answer = answerText(outcome.result as Record<string, unknown>);
+    await conversationsCall(() =>
+      deps.conversations.append(
+        tenant.full,
+        contextId,
+        [
+          { role: 'user', content: request.query },
+          { role: 'assistant', content: answer, agent: outcome.agent },
+        ],
+        deps.now(),
+      ),
+    );
+  }
+  return outcome;
+}

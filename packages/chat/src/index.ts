@@ -18,6 +18,7 @@ export {
   contentText,
   conversationsCall,
   historyOf,
+  processInConversation,
   runnableAgent,
   storeTurn,
 } from './chat';
