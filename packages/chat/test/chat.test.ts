@@ -1,0 +1,103 @@
+/** The chat domain over the fakes: answer texts from agent results, harness key checks, stream pieces. */
+import { InMemoryHarnessKeyStore } from '@tessera/testing/fakes';
+import { describe, expect, it } from 'vitest';
+import {
+  agentOf,
+  answerText,
+  hitsOf,
+  mintKey,
+  pieces,
+  revokeKey,
+  sha256,
+  stepsOf,
+  tenantOfKey,
+} from '../src/index';
+
+describe('answerText', () => {
+  it("answers the agent's own answer first, then its hits, never text of its own", () => {
+    expect(answerText({ summary: 'Keys rotate every ninety days.', sources: [] })).toBe(
+      'Keys rotate every ninety days.',
+    );
+    expect(answerText({ orchestration_result: { final_answer: 'Done.' }, answer: 'other' })).toBe('Done.');
+    expect(
+      answerText({
+        report: {
+          title: 'Keys',
+          sections: [{ heading: 'Rotation', body: 'Every ninety days.', citations: [] }],
+        },
+      }),
+    ).toBe('# Keys\n\n## Rotation\n\nEvery ninety days.');
+    const hits = {
+      results: [
+        { document_id: 'd1', source_doc_id: 'keys.md', text: 'Rotate keys every ninety days.', score: 1 },
+        { document_id: 'd2', source_doc_id: 'vault.md', text: 'Store them in the vault.', score: 0.5 },
+      ],
+    };
+    expect(answerText(hits)).toBe(
+      'Found 2 results:\n1. [keys.md] Rotate keys every ninety days.\n2. [vault.md] Store them in the vault.',
+    );
+    expect(answerText({ results: [] })).toBe('No matching content was found.');
+    // The gateway answers with its routed agent's result.
+    expect(answerText({ classification: 'simple', result: hits })).toContain('[keys.md]');
+    expect(hitsOf({ result: hits })).toHaveLength(2);
+    expect(
+      answerText({
+        files: [{ path: 'a.py', language: 'python', content: 'print(1)' }],
+        explanation: 'A script.',
+      }),
+    ).toBe('A script.\n\na.py:\n```python\nprint(1)\n```');
+  });
+
+  it("lists an orchestration's steps with their results", () => {
+    const steps = stepsOf({
+      orchestration_result: {
+        plan: { steps: [{ agent_name: 'search_agent', query: 'q1', depends_on: [] }] },
+        step_results: [{ count: 2 }],
+        final_answer: 'x',
+      },
+    });
+    expect(steps).toEqual([{ id: 'step_0', agent: 'search_agent', query: 'q1', result: { count: 2 } }]);
+  });
+});
+
+describe('agentOf and pieces', () => {
+  it('reads the agent of a model name, gateway by default', () => {
+    expect(agentOf(undefined)).toBe('gateway_agent');
+    expect(agentOf('tessera/search_agent')).toBe('search_agent');
+    expect(agentOf('summarizer_agent')).toBe('summarizer_agent');
+  });
+
+  it('cuts text at spaces and loses nothing', () => {
+    const text = 'word '.repeat(100).trim();
+    expect(pieces(text).join('')).toBe(text);
+    expect(pieces(text).every((piece) => piece.length <= 48)).toBe(true);
+    expect(pieces('x'.repeat(100)).join('')).toBe('x'.repeat(100));
+  });
+});
+
+describe('harness keys', () => {
+  it('stores only the hash, opens the tenant, refuses revoked, expired and unknown keys', async () => {
+    const store = new InMemoryHarnessKeyStore();
+    const now = 1_800_000_000_000;
+    const key = await mintKey(store, 'acme:acme', 60, now);
+    const stored = await store.get(key.key_id);
+    expect(stored).toEqual({
+      key_id: key.key_id,
+      key_hash: sha256(key.key),
+      tenant_id: 'acme:acme',
+      expires_at: 1_800_000_060,
+    });
+    expect(await tenantOfKey(store, `Bearer ${key.key}`, now)).toBe('acme:acme');
+    await expect(tenantOfKey(store, undefined, now)).rejects.toMatchObject({ status: 401 });
+    await expect(tenantOfKey(store, `Bearer ${key.key}x`, now)).rejects.toMatchObject({ status: 401 });
+    await expect(tenantOfKey(store, `Bearer ${key.key}`, now + 60_000)).rejects.toMatchObject({
+      status: 401,
+      detail: 'The harness key expired',
+    });
+    expect(await revokeKey(store, key.key_id, now)).toEqual({ status: 'revoked', key_id: key.key_id });
+    await expect(tenantOfKey(store, `Bearer ${key.key}`, now)).rejects.toMatchObject({
+      detail: 'The harness key was revoked',
+    });
+    await expect(revokeKey(store, 'hk_000000000000000000000000', now)).rejects.toMatchObject({ status: 404 });
+  });
+});
