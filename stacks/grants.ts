@@ -177,33 +177,39 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
   // A job's run: the job's lease and last run, the agent's run reported on its workflow task, the answer
   // saved to the wiki or queued for the tenant's chats.
   'workers/jobs': { ...JOB_RUNS },
-  // Chat runs agents as the agents' routes do (content, configuration, workflow runs) and keeps the
-  // conversations; the package's wiring also builds the harness key store, which chat never uses.
+  // Chat runs agents as the agents' routes do (content, configuration, workflow runs, instructions, the
+  // memory each run leaves, deploying the tenant's memory schema on its first) and keeps the conversations; the package's wiring also builds the harness key store, which chat never uses.
   'http/chat': {
     tables: {
       ...TENANCY_READ,
+      tenants: 'readWrite',
+      schemaRegistry: 'readWrite',
       taskQueues: 'readWrite',
       taskEvents: 'readWrite',
       profiles: 'read',
       configRecords: 'read',
+      instructions: 'read',
       conversations: 'readWrite',
       harnessKeys: 'read',
     },
-    buckets: { search: 'read' },
+    buckets: { search: 'readWrite' },
   },
   // AG-UI runs agents for the tenant of a harness key and keeps the thread's conversation; keys are minted
   // and revoked here.
   'http/ag-ui': {
     tables: {
       ...TENANCY_READ,
+      tenants: 'readWrite',
+      schemaRegistry: 'readWrite',
       taskQueues: 'readWrite',
       taskEvents: 'readWrite',
       profiles: 'read',
       configRecords: 'read',
+      instructions: 'read',
       conversations: 'readWrite',
       harnessKeys: 'readWrite',
     },
-    buckets: { search: 'read' },
+    buckets: { search: 'readWrite' },
   },
   // Upserts write the tenant's graph tables.
   'http/graph': {
