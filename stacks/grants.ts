@@ -178,7 +178,9 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
   // saved to the wiki or queued for the tenant's chats.
   'workers/jobs': { ...JOB_RUNS },
   // Chat runs agents as the agents' routes do (content, configuration, workflow runs, instructions, the
-  // memory each run leaves, deploying the tenant's memory schema on its first) and keeps the conversations; the package's wiring also builds the harness key store, which chat never uses.
+  // memory each run leaves, deploying the tenant's memory schema on its first) and keeps the conversations
+  // (a run the wiki's rule files is saved in the tenant's wiki); the package's wiring also builds the harness
+  // key store, which chat never uses.
   'http/chat': {
     tables: {
       ...TENANCY_READ,
@@ -189,6 +191,7 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
       profiles: 'read',
       configRecords: 'read',
       instructions: 'read',
+      wikiLocks: 'readWrite',
       conversations: 'readWrite',
       harnessKeys: 'read',
     },
@@ -206,6 +209,7 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
       profiles: 'read',
       configRecords: 'read',
       instructions: 'read',
+      wikiLocks: 'readWrite',
       conversations: 'readWrite',
       harnessKeys: 'readWrite',
     },

@@ -145,6 +145,7 @@ export const tables = {
     partitionKey: 'tenant_id',
     sortKey: 'message_id',
   },
+  /**
    * Chat conversations per tenant: a thread row (`thread#<context_id>`: title, count, last update) and one
    * row a message (`msg#<context_id>#<time>#<append>#<n>`), so concurrent appends to a thread lose nothing.
    */

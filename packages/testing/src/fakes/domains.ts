@@ -128,5 +128,18 @@ export function fakeDomains(
     .register(wikiData(wiki));
   const chat = { conversations: new InMemoryConversationStore(), keys: new InMemoryHarnessKeyStore() };
   tenancy.owners.register(conversationsData(chat.conversations)).register(harnessKeysData(chat.keys));
-  return { clock, search, backend, tenancy, config, profiles, content, graph, ingestion, memories, wiki, chat };
+  return {
+    clock,
+    search,
+    backend,
+    tenancy,
+    config,
+    profiles,
+    content,
+    graph,
+    ingestion,
+    memories,
+    wiki,
+    chat,
+  };
 }
