@@ -7,7 +7,7 @@
 import { appendFileSync } from 'node:fs';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { contracts, MediaType } from '@tessera/api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkAnswer } from './support/contract';
 import { type BadRequest, type Baseline, casesOf } from './support/corpus';
 import { jobEnded, upload } from './support/ingestion';
@@ -108,6 +108,15 @@ beforeAll(async () => {
     });
     expect(turn.status).toBe(200);
   }
+  // Their memories are written off the answer's path: the corpus starts once they are (the memories table
+  // is then deployed, and a run the corpus accepts only adds to it).
+  await vi.waitFor(
+    async () => {
+      const listed = await call(rt.url, 'GET', `/admin/tenant/${TENANT}/memories`);
+      expect(listed.body.total_count).toBeGreaterThanOrEqual(2);
+    },
+    { timeout: 30_000, interval: 200 },
+  );
   const minted = await call(rt.url, 'POST', '/admin/harness/keys', { tenant_id: TENANT, ttl: 604_800 });
   expect(minted.status).toBe(201);
   harnessKey = minted.body.key;
@@ -327,6 +336,7 @@ function baselines(): Record<string, Omit<Baseline, 'path'> & { path?: string[] 
       // The task message keeps keys it does not declare for the agent (document 3).
       dropsUnknownFields: true,
       writes: false,
+      remembers: true,
     },
     'memories.listMemories': {
       path: [TENANT],
@@ -376,8 +386,9 @@ function baselines(): Record<string, Omit<Baseline, 'path'> & { path?: string[] 
       },
       // OpenAI's request carries many fields Tessera does not use: they are accepted.
       dropsUnknownFields: true,
-      // Without a conversation nothing is stored.
+      // Without a conversation no turn is stored (only the run's memory).
       writes: false,
+      remembers: true,
     },
     'chat.listConversations': { query: { tenant_id: TENANT }, writes: false },
     'chat.getConversation': { path: ['corpus_thread'], query: { tenant_id: TENANT }, writes: false },
@@ -396,7 +407,7 @@ function baselines(): Record<string, Omit<Baseline, 'path'> & { path?: string[] 
       path: ['search_agent'],
       headers: { authorization: `Bearer ${harnessKey}` },
       body: {
-        // Not a context id (a space): the run is no conversation turn, so it stores nothing.
+        // Not a context id (a space): the run is no conversation turn (it stores only its memory).
         threadId: 'corpus thread',
         runId: 'corpus_run',
         messages: [{ id: 'm1', role: 'user', content: 'rotate keys' }],
@@ -407,6 +418,7 @@ function baselines(): Record<string, Omit<Baseline, 'path'> & { path?: string[] 
       // AG-UI's schema drops fields it does not declare.
       dropsUnknownFields: true,
       writes: false,
+      remembers: true,
     },
     'config.getSystemConfig': { writes: false },
     'config.putSystemConfig': {
@@ -434,19 +446,28 @@ function baselines(): Record<string, Omit<Baseline, 'path'> & { path?: string[] 
   };
 }
 
-function corpus(): { cases: BadRequest[]; writes: Set<string> } {
+function corpus(): { cases: BadRequest[]; writes: Set<string>; remembers: Set<string> } {
   const known = baselines();
   const cases: BadRequest[] = [];
   const writes = new Set<string>();
+  const remembers = new Set<string>();
   for (const contract of contracts) {
     const baseline = known[`${contract.group}.${contract.id}`];
     if (!baseline) throw new Error(`No baseline for ${contract.group}.${contract.id}: add one`);
     const names = [...contract.route.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
     const path = Object.fromEntries(names.map((name, i) => [name, baseline.path?.[i] ?? '']));
     if (baseline.writes) writes.add(`${contract.method} ${contract.route}`);
+    if (baseline.remembers) remembers.add(`${contract.method} ${contract.route}`);
     cases.push(...casesOf(contract.method, contract.route, { ...baseline, path }, MAX_FILE_BYTES));
   }
-  return { cases, writes };
+  return { cases, writes, remembers };
+}
+
+/** A snapshot without the files of the tenants' agent memories tables (what a completed run adds). */
+function forgetMemories(state: Record<string, string>): Record<string, string> {
+  const backend = (state['search backend'] ?? '').split('\n');
+  const kept = backend.filter((line) => !/^agent_memories_[^/]*\.lance\//.test(line));
+  return { ...state, 'search backend': kept.join('\n') };
 }
 
 const SPEC_SHAPES = [
@@ -462,7 +483,7 @@ const SPEC_SHAPES = [
 
 describe('the bad-input corpus (integration)', () => {
   it('refuses or answers every case with a 4xx in the spec shapes, never a 5xx, and changes nothing', async () => {
-    const { cases, writes } = corpus();
+    const { cases, writes, remembers } = corpus();
     const reader = storeReader(rt.emulatorUrl!, `${rt.dataDir}/lancedb`);
     let before = await reader.snapshot();
     // The reader sees a quiet store: two snapshots taken apart are equal.
@@ -515,13 +536,20 @@ describe('the bad-input corpus (integration)', () => {
       // only reads (a change there is counted once, for the route).
       const lastOfRoute = cases[index + 1]?.route !== bad.route;
       if (!writes.has(bad.route) && !lastOfRoute) continue;
-      const after = await reader.snapshot();
-      const changed = differences(before, after);
+      let after = await reader.snapshot();
+      if (remembers.has(bad.route)) {
+        // The memories of its accepted runs settle first (they are written off the answer's path).
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        after = await reader.snapshot();
+      }
+      const changed = remembers.has(bad.route)
+        ? differences(forgetMemories(before), forgetMemories(after))
+        : differences(before, after);
       if (changed.length > 0) {
         const where = writes.has(bad.route) ? label : `${bad.route} (cases #${routeStart} to #${index})`;
         stateChanges.push(`${where}:\n${changed.join('\n')}`);
         before = after;
-      }
+      } else if (remembers.has(bad.route)) before = after;
     }
     const statuses = [...byStatus].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`);
     process.stdout.write(

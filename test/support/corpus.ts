@@ -37,6 +37,11 @@ export interface Baseline {
    * keys is a valid request there, so those cases are left out.
    */
   dropsUnknownFields?: boolean;
+  /**
+   * The route runs an agent, and a completed run stores its memory (document 3): an accepted case may add
+   * rows to the tenant's agent memories table and nothing else.
+   */
+  remembers?: boolean;
   /** Headers every case of the route carries (a harness key): its cases vary the request, not them. */
   headers?: Record<string, string>;
 }
