@@ -2,7 +2,7 @@
  * SST v2 app: the one stack of stacks/tessera.ts. `npm run deploy` runs `sst deploy`; the deploy settings
  * (inference and LLM endpoints, where their keys are kept) come from the environment or `.env.<stage>`.
  */
-import { composeTessera, deployMediaSettings, deploySettings } from '@tessera/stacks';
+import { composeTessera, deployMediaSettings, deploySettings, MINIMIZE_POLICIES } from '@tessera/stacks';
 import type { SSTConfig } from 'sst';
 import type { StackContext } from 'sst/constructs';
 
@@ -16,6 +16,7 @@ export default {
     return { name: 'tessera', region: 'us-east-1' };
   },
   stacks(app) {
+    app.node.setContext(MINIMIZE_POLICIES, true);
     app.stack(Tessera);
   },
 } satisfies SSTConfig;

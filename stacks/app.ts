@@ -7,12 +7,15 @@
  */
 import { App, Stack } from 'aws-cdk-lib';
 import { deployMediaSettings, deploySettings } from './env';
-import { composeTessera } from './tessera';
+import { composeTessera, MINIMIZE_POLICIES } from './tessera';
 
 // Only read for the CLI's context: it must not write an assembly of its own when the process exits.
 const cli = new App({ autoSynth: false });
 const templatesOnly = String(cli.node.tryGetContext('templates-only')) === 'true';
-const app = new App(templatesOnly ? { postCliContext: { 'aws:cdk:disable-asset-staging': true } } : {});
+const app = new App({
+  context: { [MINIMIZE_POLICIES]: true },
+  ...(templatesOnly ? { postCliContext: { 'aws:cdk:disable-asset-staging': true } } : {}),
+});
 const stage = String(app.node.tryGetContext('stage') ?? 'dev');
 const stack = new Stack(app, `${stage}-tessera-Tessera`, { description: `Tessera, stage ${stage}` });
 const settings = deploySettings();

@@ -53,7 +53,7 @@ export {
   type SecretSource,
 } from './settings';
 export { type BucketKey, createBucket, createTable, Storage, type TableKey } from './storage';
-export { composeTessera, type Tessera, type TesseraProps } from './tessera';
+export { composeTessera, MINIMIZE_POLICIES, type Tessera, type TesseraProps } from './tessera';
 export { Workers, type WorkersProps } from './workers';
 export {
   PROVISION_ROUTE_HANDLER,

@@ -39,10 +39,15 @@ export interface Tessera {
   sidecars?: InferenceSidecars;
 }
 
+/** The CDK feature flag that merges a policy's statements of the same actions. */
+export const MINIMIZE_POLICIES = '@aws-cdk/aws-iam:minimizePolicies';
+
 export function composeTessera(stack: Stack, props: TesseraProps): Tessera {
   // Statements with the same actions merged into one (a grant per table would otherwise spill each role's
-  // policy into managed policies: about a hundred resources of CloudFormation's 500 a stack).
-  stack.node.setContext('@aws-cdk/aws-iam:minimizePolicies', true);
+  // policy into managed policies: about a hundred resources of CloudFormation's 500 a stack). The apps set
+  // it before their stacks have children (sst.config.ts, stacks/app.ts); a bare stack (tests) gets it here.
+  if (stack.node.tryGetContext(MINIMIZE_POLICIES) === undefined)
+    stack.node.setContext(MINIMIZE_POLICIES, true);
   const storage = new Storage(stack, 'Storage');
   const queues = new Queues(stack, 'Queues');
   const functions = new Functions(stack, 'Functions', {
