@@ -11,7 +11,7 @@ import { HttpAgent } from '@ag-ui/client';
 import type { BaseEvent } from '@ag-ui/core';
 import { openAIChat, startServer, type TestServer } from '@tessera/testing';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, type RuntimeProcess, spawnRuntime } from './support/runtime';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -573,7 +573,15 @@ describe('tenant delete and chat (integration)', () => {
     });
     const key = await mint('brief');
     expect((await call(rt.url, 'GET', '/conversations?tenant_id=brief')).body.threads).toHaveLength(1);
-    expect((await call(rt.url, 'DELETE', '/admin/tenants/brief')).status).toBe(200);
+    // The run's memory is written off the answer's path (its first deploys the tenant's memory schema): the
+    // delete comes once it is there, so it removes that too rather than meeting a deploy under way.
+    await vi.waitFor(
+      async () =>
+        expect((await call(rt.url, 'GET', '/admin/tenant/brief/memories')).body.total_count).toBe(1),
+      { timeout: 30_000, interval: 200 },
+    );
+    const deleted = await call(rt.url, 'DELETE', '/admin/tenants/brief');
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
     const { DynamoConversationStore, DynamoHarnessKeyStore } = await import('@tessera/chat');
     expect(await new DynamoConversationStore().threads('brief:brief')).toEqual([]);
     expect(await new DynamoHarnessKeyStore().get(key.key_id)).toBeUndefined();
