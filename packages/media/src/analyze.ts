@@ -133,6 +133,11 @@ export async function analyzeVideo(file: string, options: VideoOptions = {}): Pr
     : Promise.resolve(undefined);
   // Both branches settle before an error is thrown, so neither outlives the call nor leaves files behind.
   const [frames, sound] = await Promise.allSettled([visual, audible]);
+  // Once the signal is aborted, whatever a branch failed with (a tool killed mid-frame, a torn pipe) is the
+  // abort: the caller is told so, as the AbortError the signal carries.
+  if (options.signal?.aborted && (frames.status === 'rejected' || sound.status === 'rejected')) {
+    options.signal.throwIfAborted();
+  }
   if (frames.status === 'rejected') throw frames.reason;
   if (sound.status === 'rejected') throw sound.reason;
   const keyframes = frames.value;
