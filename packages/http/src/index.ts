@@ -11,6 +11,8 @@ export {
   notFoundResponse,
   payloadTooLargeResponse,
 } from './responses';
+export type { ModuleRouter, RouteHandler } from './router';
+export { moduleRouter } from './router';
 export type { SseRequest } from './sse';
 export { sseRoute } from './sse';
 export type { FrameStream, StreamRequest } from './stream';
