@@ -9,7 +9,15 @@ import { AssetHashType, Duration, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { bundleHandlerModules, type HandlerBundle, LAMBDA_CONFIG_DIR, searchLayer } from './bundle';
+import {
+  bundleHandlerModules,
+  type HandlerBundle,
+  LAMBDA_CONFIG_DIR,
+  type ModuleRoutes,
+  ROUTER_EXPORT,
+  searchLayer,
+  sortedRoutes,
+} from './bundle';
 import { pascalCase } from './definitions';
 import { bundleReads, grantMismatches, MODULE_GRANTS, referencedStores, type StoreGrants } from './grants';
 import type { Queues } from './queues';
@@ -64,6 +72,8 @@ export class Functions extends Construct {
   private readonly moduleRoles = new Map<string, iam.Role>();
   /** Variables every non-streaming function gets, whenever it is created. */
   private readonly shared = new Map<string, string>();
+  /** The routes of each module whose bundle has a router, by module. */
+  private readonly routers = new Map<string, ModuleRoutes>();
 
   constructor(scope: Construct, id: string, props: FunctionsProps) {
     super(scope, id);
@@ -71,10 +81,25 @@ export class Functions extends Construct {
     this.props = props;
   }
 
-  /** Bundles the modules of these handlers in one build (shared dependencies are parsed once). */
-  bundle(handlers: readonly string[]): void {
+  /**
+   * Bundles the modules of these handlers in one build (shared dependencies are parsed once). `routers` gives
+   * modules the routes their bundle's router serves (`<module>.route`, see bundleHandlerModules): once, before
+   * any function of the module exists, since all the module's functions share its one code asset.
+   */
+  bundle(handlers: readonly string[], routers: ReadonlyMap<string, ModuleRoutes> = new Map()): void {
+    for (const [module, routes] of routers) {
+      const known = this.routers.get(module);
+      if (known && JSON.stringify(sortedRoutes(known)) !== JSON.stringify(sortedRoutes(routes))) {
+        throw new Error(`The routes of functions/${module}.ts were given twice, and differ`);
+      }
+      if (!known && this.code.has(module)) {
+        throw new Error(`The routes of functions/${module}.ts come after functions of it were created`);
+      }
+      this.routers.set(module, routes);
+    }
     const modules = handlers.map((handler) => splitHandler(handler).module);
-    for (const [module, bundle] of bundleHandlerModules(modules)) this.bundles.set(module, bundle);
+    for (const [module, bundle] of bundleHandlerModules(modules, this.routers))
+      this.bundles.set(module, bundle);
   }
 
   /**
@@ -87,6 +112,11 @@ export class Functions extends Construct {
     const { module, exportName } = splitHandler(spec.handler);
     if (!this.bundles.has(module)) this.bundle([spec.handler]);
     const bundle = this.bundles.get(module)!;
+    if (exportName === ROUTER_EXPORT && !bundle.routes) {
+      throw new Error(
+        `${spec.handler}: the bundle of functions/${module}.ts has no router; give bundle() its routes`,
+      );
+    }
     const grants = this.grantsOf(module, bundle);
     // A module role is granted once, by its first function: every further grant would repeat the same
     // statements, which CloudFormation counts before they are merged (overflow policies, resources).
@@ -132,6 +162,11 @@ export class Functions extends Construct {
       this.moduleRoles.set(module, role);
     }
     return role;
+  }
+
+  /** The bundle the functions of `module` ship, once it is bundled: with its router when it has routes. */
+  bundleOf(module: string): HandlerBundle | undefined {
+    return this.bundles.get(module);
   }
 
   /** The functions created so far whose bundle reads `variable` (an env.ts of theirs names it). */
