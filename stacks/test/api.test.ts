@@ -1,5 +1,5 @@
 import { fallbackHandler, type RouteDef, routes, splitHandler } from '@tessera/functions/routes';
-import { streamingUrlVariable } from '@tessera/platform/resources';
+import { API_URL_VARIABLE, streamingUrlVariable } from '@tessera/platform/resources';
 import {
   API_TIMEOUT_SECONDS,
   Api,
@@ -206,6 +206,63 @@ describe('Api', () => {
     // Not the long-run function itself: it would depend on its own URL.
     expect(resources[id].Properties.Environment.Variables.TESSERA_AGENT_LONG_RUN_URL).toBeUndefined();
     template.hasOutput('*', { Value: { 'Fn::GetAtt': [urlId, 'FunctionUrl'] } });
+  });
+
+  it('gives every function that runs agents the HTTP API URL, the streams and the long-run function included', () => {
+    const { stack, api, template } = shared;
+    const resources = template.toJSON().Resources;
+    const endpoint = { 'Fn::GetAtt': [logicalId(stack, api.httpApi), 'ApiEndpoint'] };
+    const variablesOf = (id: string) => resources[id].Properties.Environment.Variables;
+    // Chat and AG-UI are served by Function URLs: their sub-agent calls must not go to their own host.
+    for (const key of [
+      'POST /v1/chat/completions',
+      'POST /ag-ui/{agent}',
+      'POST /agents/{agent_name}/process',
+    ]) {
+      expect(variablesOf(logicalId(stack, api.functions.get(key)!))[API_URL_VARIABLE], key).toEqual(endpoint);
+    }
+    const longRun = api.longRuns.get('POST /agents/{agent_name}/process')!;
+    expect(variablesOf(logicalId(stack, longRun.fn))[API_URL_VARIABLE]).toEqual(endpoint);
+    // Only bundles that read it: the health route runs no agent.
+    expect(
+      variablesOf(logicalId(stack, api.functions.get('GET /health')!))[API_URL_VARIABLE],
+    ).toBeUndefined();
+  });
+
+  it('forms no dependency cycle between the API, its functions and their URLs', () => {
+    const resources = shared.template.toJSON().Resources as Record<string, Record<string, unknown>>;
+    const edges = new Map<string, Set<string>>();
+    const collect = (value: unknown, into: Set<string>): void => {
+      if (Array.isArray(value)) for (const item of value) collect(item, into);
+      else if (value && typeof value === 'object') {
+        for (const [key, inner] of Object.entries(value)) {
+          if (key === 'Ref' && typeof inner === 'string' && inner in resources) into.add(inner);
+          else if (key === 'Fn::GetAtt' && Array.isArray(inner) && String(inner[0]) in resources)
+            into.add(String(inner[0]));
+          else collect(inner, into);
+        }
+      }
+    };
+    for (const [id, resource] of Object.entries(resources)) {
+      const into = new Set<string>();
+      collect(resource.Properties, into);
+      for (const dependency of [resource.DependsOn ?? []].flat()) into.add(String(dependency));
+      edges.set(id, into);
+    }
+    const state = new Map<string, 'open' | 'done'>();
+    const cycleFrom = (id: string, trail: string[]): string[] | undefined => {
+      if (state.get(id) === 'done') return undefined;
+      if (state.get(id) === 'open') return [...trail, id];
+      state.set(id, 'open');
+      for (const next of edges.get(id) ?? []) {
+        const cycle = cycleFrom(next, [...trail, id]);
+        if (cycle) return cycle;
+      }
+      state.set(id, 'done');
+      return undefined;
+    };
+    const cycles = [...edges.keys()].map((id) => cycleFrom(id, [])).filter(Boolean);
+    expect(cycles).toEqual([]);
   });
 
   describe('given a streaming route', () => {

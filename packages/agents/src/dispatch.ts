@@ -18,7 +18,7 @@ import { type GuardedTenant, requireTenant } from '@tessera/tenancy';
 import type { AgentRun, ProcessContext } from './agent';
 import { AGENTS } from './agents/index';
 import type { AgentsDeps } from './deps';
-import { agentsEnv } from './env';
+import { type AgentsEnv, agentsEnv } from './env';
 import { AgentNotAvailableError, answerOf, RunTimedOutError } from './errors';
 import { rememberRun } from './memory';
 import { AgentRegistry, LONG_RUN_AGENTS, type RegisteredAgent } from './registry';
@@ -27,16 +27,25 @@ import { AgentRegistry, LONG_RUN_AGENTS, type RegisteredAgent } from './registry
 export const WORKFLOW_AGENTS: ReadonlySet<string> = LONG_RUN_AGENTS;
 
 export interface DispatchOptions {
-  /** The runtime's base URL, every agent's URL unless overridden. */
+  /** The base URL the request reached: every agent's URL unless the API's URL is set or an override. */
   baseUrl: string;
   /** Aborted when the request running the task ends (a Lambda's time running out). */
   signal?: AbortSignal;
 }
 
+/**
+ * The base URL of the agents' own endpoints: the HTTP API's URL when the deployment sets one (a function
+ * behind a Function URL sees that URL as its host, not the API), else the URL the request reached.
+ */
+export function agentsBaseUrl(settings: Pick<AgentsEnv, 'apiUrl'>, requestBaseUrl: string): string {
+  return (settings.apiUrl ?? requestBaseUrl).replace(/\/+$/, '');
+}
+
 /** The registry of this deployment now: defaults and the system configuration's overrides. */
 export async function registeredAgents(deps: AgentsDeps, baseUrl: string): Promise<RegisteredAgent[]> {
   const system = await systemConfig(deps.config);
-  return deps.registry.resolve(system.agents, baseUrl, (deps.settings ?? agentsEnv).agentLongRunUrl);
+  const settings = deps.settings ?? agentsEnv;
+  return deps.registry.resolve(system.agents, agentsBaseUrl(settings, baseUrl), settings.agentLongRunUrl);
 }
 
 /** The agent of `name`, if it may run: 404 unknown, 409 disabled, 501 not built. */

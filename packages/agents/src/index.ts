@@ -11,7 +11,7 @@ export { seedsOf } from './agents/query-enhancement';
 export { bestSentence, photoBytes } from './agents/search';
 export { extractiveSummary } from './agents/summarizer';
 export type { AgentsDeps, CompletedRun } from './deps';
-export { processAgent, registeredAgents, runAgentTask, WORKFLOW_AGENTS } from './dispatch';
+export { agentsBaseUrl, processAgent, registeredAgents, runAgentTask, WORKFLOW_AGENTS } from './dispatch';
 export { type AgentsEnv, agentsEnv, parseAgentsEnv } from './env';
 export { AgentNotAvailableError, RunTimedOutError } from './errors';
 export { HealthProbe } from './health';
