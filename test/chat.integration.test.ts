@@ -19,6 +19,8 @@ let rt: RuntimeProcess;
 let llm: TestServer;
 /** Queries whose summarizer call the fake LLM holds (the client disconnects meanwhile). */
 const slow = new Set<string>();
+/** Queries whose summary the fake LLM streams slowly: pieces of 6 characters, `intervalMs` apart. */
+const paced = new Map<string, number>();
 
 const chunks = (text: string) =>
   text
@@ -56,8 +58,10 @@ beforeAll(async () => {
         return { content: { verdict: `answered: ${user.split('\n')[0]}`, sources: ['lancedb-notes.md'] } };
       }
       if ([...slow].some((query) => user.includes(query))) await new Promise((r) => setTimeout(r, 3000));
+      const pace = [...paced].find(([query]) => user.includes(query))?.[1];
       return {
         content: { summary: `LLM summary for ${user.split('\n').find((l) => l.startsWith('Request:'))}` },
+        ...(pace ? { chunkChars: 6, intervalMs: pace } : {}),
       };
     }),
   );
@@ -99,6 +103,23 @@ afterAll(async () => {
   await rt?.stop();
   await llm?.close();
 });
+
+/** A GET of the runtime. */
+const call_ = (route: string) => call(rt.url, 'GET', route);
+
+/** A raw streamed summarizer turn of acme in conversation `contextId`, which the client may leave. */
+const summaryStream = (question: string, contextId: string, signal: AbortSignal) =>
+  fetch(`${rt.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-tessera-tenant': 'acme' },
+    body: JSON.stringify({
+      model: 'tessera/summarizer_agent',
+      stream: true,
+      metadata: { context_id: contextId },
+      messages: [{ role: 'user', content: question }],
+    }),
+    signal,
+  });
 
 describe('/v1/chat/completions with the openai client (integration)', () => {
   it('answers a search agent turn as JSON and streamed, the same text, derived from the hits', async () => {
@@ -377,17 +398,7 @@ describe('/v1/chat/completions with the openai client (integration)', () => {
     const contextId = `gone_${Date.now().toString(36)}`;
     slow.add('client leaves early');
     const controller = new AbortController();
-    const response = await fetch(`${rt.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-tessera-tenant': 'acme' },
-      body: JSON.stringify({
-        model: 'tessera/summarizer_agent',
-        stream: true,
-        metadata: { context_id: contextId },
-        messages: [{ role: 'user', content: 'client leaves early' }],
-      }),
-      signal: controller.signal,
-    });
+    const response = await summaryStream('client leaves early', contextId, controller.signal);
     const reader = response.body!.getReader();
     const first = Buffer.from((await reader.read()).value!).toString();
     expect(first).toContain('"role":"assistant"');
@@ -396,6 +407,104 @@ describe('/v1/chat/completions with the openai client (integration)', () => {
     expect(rt.child.exitCode).toBeNull();
     expect((await call(rt.url, 'GET', '/health')).status).toBe(200);
     expect((await call(rt.url, 'GET', `/conversations/${contextId}?tenant_id=acme`)).status).toBe(404);
+  });
+});
+
+/** The LLM's streamed call whose prompt holds `query`. */
+const llmCallOf = (query: string) =>
+  llm.requests.find(
+    (seen) =>
+      (seen.body as { stream?: boolean }).stream === true &&
+      (seen.body as { messages: { content: string }[] }).messages.at(-1)!.content.includes(query),
+  );
+
+describe('token streaming of an answer the LLM writes (integration)', () => {
+  it("streams the summarizer's tokens as the LLM writes them, and stores and returns the whole answer", async () => {
+    const question = 'How are late fees charged on invoices?';
+    paced.set(question, 150);
+    const contextId = `tokens_${Date.now().toString(36)}`;
+    const stream = await client('acme').chat.completions.create({
+      model: 'tessera/summarizer_agent',
+      messages: [{ role: 'user', content: question }],
+      metadata: { context_id: contextId },
+      stream: true,
+    });
+    const deltas: { text: string; at: number }[] = [];
+    let last: unknown;
+    for await (const chunk of stream) {
+      const text = chunk.choices[0]?.delta.content;
+      if (text) deltas.push({ text, at: Date.now() });
+      last = chunk;
+    }
+    const text = deltas.map((delta) => delta.text).join('');
+    expect(text).toBe(`LLM summary for Request: ${question}`);
+    // Token by token: many deltas, the first reaching the client while the LLM was still writing.
+    expect(deltas.length).toBeGreaterThan(5);
+    const call = llmCallOf(question)!;
+    expect(call.answeredAt).toBeDefined();
+    expect(deltas[0]!.at).toBeLessThan(call.answeredAt!);
+    expect((last as { tessera: { result: { summary: string } } }).tessera.result.summary).toBe(text);
+    const thread = await call_(`/conversations/${contextId}?tenant_id=acme`);
+    expect(thread.body.messages.map((m: { content: string }) => m.content)).toEqual([question, text]);
+    // Not streamed, the same answer from a whole call.
+    const whole = await client('acme').chat.completions.create({
+      model: 'tessera/summarizer_agent',
+      messages: [{ role: 'user', content: question }],
+    });
+    expect(whole.choices[0]!.message.content).toBe(text);
+  });
+
+  it('closes the LLM stream when the client goes away mid-answer, and stores nothing', async () => {
+    const question = 'What happens when the reader leaves during the tokens?';
+    paced.set(question, 400);
+    const contextId = `left_${Date.now().toString(36)}`;
+    const controller = new AbortController();
+    const response = await summaryStream(question, contextId, controller.signal);
+    const reader = response.body!.getReader();
+    let seen = '';
+    while (!/"delta":\{"content":"[^"]/.test(seen))
+      seen += Buffer.from((await reader.read()).value!).toString();
+    // A token arrived: the LLM is mid-answer (its 60-odd characters take about 3 s), and the client leaves.
+    expect(llmCallOf(question)!.answeredAt).toBeUndefined();
+    controller.abort();
+    await vi.waitFor(() => expect(llmCallOf(question)!.closedEarly).toBe(true), {
+      timeout: 20_000,
+      interval: 100,
+    });
+    expect(llmCallOf(question)!.answeredAt).toBeUndefined();
+    expect(rt.child.exitCode).toBeNull();
+    expect((await call_(`/conversations/${contextId}?tenant_id=acme`)).status).toBe(404);
+  });
+
+  it('streams the tokens as AG-UI TEXT_MESSAGE_CONTENT events through HttpAgent', async () => {
+    const question = 'Which fees apply to invoices paid late?';
+    paced.set(question, 150);
+    const key = await mint('acme');
+    const agent = new HttpAgent({
+      url: `${rt.url}/ag-ui/summarizer_agent`,
+      headers: { Authorization: `Bearer ${key.key}` },
+      threadId: `thread_tokens_${Date.now().toString(36)}`,
+      initialMessages: [{ id: 'u1', role: 'user', content: question }],
+    });
+    const events: { event: BaseEvent; at: number }[] = [];
+    const outcome = await agent.runAgent(
+      { runId: 'run_tokens' },
+      { onEvent: ({ event }) => void events.push({ event, at: Date.now() }) },
+    );
+    const types = events.map(({ event }) => String(event.type));
+    expect(types[0]).toBe('RUN_STARTED');
+    expect(types.at(-1)).toBe('RUN_FINISHED');
+    const contents = events.filter(({ event }) => event.type === 'TEXT_MESSAGE_CONTENT');
+    expect(contents.length).toBeGreaterThan(5);
+    expect(contents[0]!.at).toBeLessThan(llmCallOf(question)!.answeredAt!);
+    expect(types.indexOf('TEXT_MESSAGE_START')).toBeLessThan(types.indexOf('TEXT_MESSAGE_CONTENT'));
+    expect(types.lastIndexOf('TEXT_MESSAGE_CONTENT')).toBeLessThan(types.indexOf('TEXT_MESSAGE_END'));
+    expect(types).toContain('STATE_SNAPSHOT');
+    const text = contents.map(({ event }) => (event as unknown as { delta: string }).delta).join('');
+    expect(text).toBe(`LLM summary for Request: ${question}`);
+    expect(outcome.newMessages.find((m) => m.role === 'assistant')?.content).toBe(text);
+    const thread = await call_(`/conversations/${agent.threadId}?tenant_id=acme`);
+    expect(thread.body.messages.map((m: { content: string }) => m.content)).toEqual([question, text]);
   });
 });
 
