@@ -54,6 +54,17 @@ beforeAll(async () => {
   llm = await startServer(
     openAIChat(async (request) => {
       const user = request.messages.at(-1)!.content;
+      if (request.response_format?.json_schema?.name === 'code_files') {
+        return {
+          content: {
+            explanation: 'A parser that reads "key=value" lines.',
+            files: [
+              { path: 'src/parse.ts', language: 'typescript', content: 'export const parse = () => 1;' },
+            ],
+          },
+          chunkChars: 5,
+        };
+      }
       if (request.response_format?.json_schema?.name === 'verdict') {
         return { content: { verdict: `answered: ${user.split('\n')[0]}`, sources: ['lancedb-notes.md'] } };
       }
@@ -452,6 +463,24 @@ describe('token streaming of an answer the LLM writes (integration)', () => {
       messages: [{ role: 'user', content: question }],
     });
     expect(whole.choices[0]!.message.content).toBe(text);
+  });
+
+  it("streams a coding answer's explanation as written, then its files, the same text as the JSON answer", async () => {
+    const ask = {
+      model: 'tessera/coding_agent',
+      messages: [{ role: 'user' as const, content: 'write a parser' }],
+    };
+    const whole = await client('acme').chat.completions.create(ask);
+    const stream = await client('acme').chat.completions.create({ ...ask, stream: true });
+    const deltas: string[] = [];
+    for await (const chunk of stream)
+      if (chunk.choices[0]?.delta.content) deltas.push(chunk.choices[0].delta.content);
+    expect(deltas.join('')).toBe(whole.choices[0]!.message.content);
+    expect(deltas.join('')).toMatch(
+      /^A parser that reads "key=value" lines\.\n\nsrc\/parse\.ts:\n```typescript\n/,
+    );
+    // The explanation came token by token (pieces of 5 characters from the LLM).
+    expect(deltas.slice(0, 3).every((delta) => delta.length <= 5)).toBe(true);
   });
 
   it('closes the LLM stream when the client goes away mid-answer, and stores nothing', async () => {

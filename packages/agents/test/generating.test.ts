@@ -913,6 +913,16 @@ describe('a streamed answer', () => {
     expect(calls()).toEqual({ streamed: [], whole: ['summary'] });
   });
 
+  it('streams the answer of the agent the gateway routes to, which runs in process', async () => {
+    await useLlm();
+    answers = { summary: () => ({ summary: 'Invoices: thirty days, then a fee.' }) };
+    const { deltas, result } = await streamed('gateway_agent', 'summarize the invoice rules');
+    expect(result.routed_to).toBe('summarizer_agent');
+    expect(deltas.join('')).toBe('Invoices: thirty days, then a fee.');
+    expect(result.result.summary).toBe(deltas.join(''));
+    expect(calls()).toEqual({ streamed: ['summary'], whole: [] });
+  });
+
   it("streams the orchestrator's final answer only: not its plan, nor its sub-agents called over HTTP", async () => {
     await useLlm();
     answers = {
