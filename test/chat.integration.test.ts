@@ -54,6 +54,17 @@ beforeAll(async () => {
   llm = await startServer(
     openAIChat(async (request) => {
       const user = request.messages.at(-1)!.content;
+      if (request.response_format?.json_schema?.name === 'orchestration_plan') {
+        return {
+          content: { steps: [{ agent_name: 'search_agent', query: 'merge insert', depends_on: [] }] },
+        };
+      }
+      if (request.response_format?.json_schema?.name === 'orchestration_answer') {
+        return {
+          content: { final_answer: 'Merge insert upserts rows, the search step found.' },
+          chunkChars: 4,
+        };
+      }
       if (request.response_format?.json_schema?.name === 'code_files') {
         return {
           content: {
@@ -481,6 +492,39 @@ describe('token streaming of an answer the LLM writes (integration)', () => {
     );
     // The explanation came token by token (pieces of 5 characters from the LLM).
     expect(deltas.slice(0, 3).every((delta) => delta.length <= 5)).toBe(true);
+  });
+
+  it("streams an orchestration's final answer over AG-UI, then tells its sub-agent calls", async () => {
+    const key = await mint('acme');
+    const agent = new HttpAgent({
+      url: `${rt.url}/ag-ui/orchestrator_agent`,
+      headers: { Authorization: `Bearer ${key.key}` },
+      initialMessages: [{ id: 'u1', role: 'user', content: 'how does merge insert work' }],
+    });
+    const events: BaseEvent[] = [];
+    const outcome = await agent.runAgent(
+      { runId: 'run_orch' },
+      { onEvent: ({ event }) => void events.push(event) },
+    );
+    const types = events.map((event) => String(event.type));
+    expect(types.at(-1)).toBe('RUN_FINISHED');
+    const text = events
+      .filter((event) => event.type === 'TEXT_MESSAGE_CONTENT')
+      .map((event) => (event as unknown as { delta: string }).delta)
+      .join('');
+    expect(text).toBe('Merge insert upserts rows, the search step found.');
+    expect(types.filter((type) => type === 'TEXT_MESSAGE_CONTENT').length).toBeGreaterThan(5);
+    expect(types.indexOf('TEXT_MESSAGE_END')).toBeLessThan(types.indexOf('TOOL_CALL_START'));
+    const start = events.find((event) => event.type === 'TOOL_CALL_START') as unknown as {
+      toolCallName: string;
+    };
+    expect(start.toolCallName).toBe('search_agent');
+    const reply = outcome.newMessages.find((m) => m.role === 'assistant') as {
+      content?: string;
+      toolCalls?: unknown[];
+    };
+    expect(reply.content).toBe(text);
+    expect(reply.toolCalls).toHaveLength(1);
   });
 
   it('closes the LLM stream when the client goes away mid-answer, and stores nothing', async () => {
