@@ -189,9 +189,29 @@ export class LlmEndpoint implements JsonLlm {
     request: OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
     text: FieldStream,
     signal: AbortSignal,
-  ): Promise<{ content: string; refusal: string; finish: string | null }> {
-    const stream = await this.client.chat.completions.create({ ...request, stream: true }, { signal });
+  ): Promise<{ content: unknown; refusal: string; finish: string | null }> {
+    const { data: stream, response } = await this.client.chat.completions
+      .create({ ...request, stream: true }, { signal })
+      .withResponse();
     const field = new JsonFieldText(text.field);
+    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+      // An endpoint that does not stream answers the whole completion: its text is published at once.
+      let completion: OpenAI.Chat.Completions.ChatCompletion | undefined;
+      try {
+        completion = (await response.json()) as OpenAI.Chat.Completions.ChatCompletion;
+      } catch {
+        throw new LlmCallError(
+          `${this.description} answered a streamed call with something that is not JSON`,
+        );
+      }
+      const choice = completion?.choices?.[0];
+      const content = choice?.message?.content;
+      if (typeof content === 'string') {
+        const delta = field.push(content);
+        if (delta !== '') text.onText(delta);
+      }
+      return { content, refusal: choice?.message?.refusal ?? '', finish: choice?.finish_reason ?? null };
+    }
     let content = '';
     let refusal = '';
     let finish: string | null = null;

@@ -356,6 +356,33 @@ describe('LlmClient (integration: loopback OpenAI-compatible server)', () => {
     await vi.waitFor(() => expect(server.requests[0]!.closedEarly).toBe(true), { timeout: 10_000 });
   });
 
+  it('takes the whole answer of an endpoint that does not stream, and publishes its text at once', async () => {
+    const server = await servers.start(() => ({
+      status: 200,
+      json: {
+        id: 'c',
+        object: 'chat.completion',
+        created: 1,
+        model: 'm',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: '{"summary":"All at once."}' },
+            finish_reason: 'stop',
+          },
+        ],
+      },
+    }));
+    const deltas: string[] = [];
+    const answer = await streamedCall(
+      { model: 'm', api_base: `${server.url}/v1` },
+      (text) => void deltas.push(text),
+    );
+    expect(answer).toEqual({ summary: 'All at once.' });
+    expect(deltas).toEqual(['All at once.']);
+    expect((server.requests[0]!.body as { stream: boolean }).stream).toBe(true);
+  });
+
   it('refuses a streamed answer that is not JSON, as an unstreamed one', async () => {
     const server = await servers.start(
       openAIChat(() => ({ content: '{"summary":"cut sho', finish_reason: 'length' })),
