@@ -230,39 +230,8 @@ describe('Api', () => {
   });
 
   it('forms no dependency cycle between the API, its functions and their URLs', () => {
-    const resources = shared.template.toJSON().Resources as Record<string, Record<string, unknown>>;
-    const edges = new Map<string, Set<string>>();
-    const collect = (value: unknown, into: Set<string>): void => {
-      if (Array.isArray(value)) for (const item of value) collect(item, into);
-      else if (value && typeof value === 'object') {
-        for (const [key, inner] of Object.entries(value)) {
-          if (key === 'Ref' && typeof inner === 'string' && inner in resources) into.add(inner);
-          else if (key === 'Fn::GetAtt' && Array.isArray(inner) && String(inner[0]) in resources)
-            into.add(String(inner[0]));
-          else collect(inner, into);
-        }
-      }
-    };
-    for (const [id, resource] of Object.entries(resources)) {
-      const into = new Set<string>();
-      collect(resource.Properties, into);
-      for (const dependency of [resource.DependsOn ?? []].flat()) into.add(String(dependency));
-      edges.set(id, into);
-    }
-    const state = new Map<string, 'open' | 'done'>();
-    const cycleFrom = (id: string, trail: string[]): string[] | undefined => {
-      if (state.get(id) === 'done') return undefined;
-      if (state.get(id) === 'open') return [...trail, id];
-      state.set(id, 'open');
-      for (const next of edges.get(id) ?? []) {
-        const cycle = cycleFrom(next, [...trail, id]);
-        if (cycle) return cycle;
-      }
-      state.set(id, 'done');
-      return undefined;
-    };
-    const cycles = [...edges.keys()].map((id) => cycleFrom(id, [])).filter(Boolean);
-    expect(cycles).toEqual([]);
+    // The assertions library refuses a template whose resources depend on each other in a cycle (undeployable).
+    expect(() => Template.fromStack(shared.stack)).not.toThrow();
   });
 
   describe('given a streaming route', () => {
