@@ -549,6 +549,30 @@ describe('token streaming of an answer the LLM writes (integration)', () => {
     expect((await call_(`/conversations/${contextId}?tenant_id=acme`)).status).toBe(404);
   });
 
+  it('closes the LLM stream when an AG-UI client goes away mid-answer', async () => {
+    const question = 'What if the AG-UI reader leaves during the tokens?';
+    paced.set(question, 400);
+    const key = await mint('acme');
+    const controller = new AbortController();
+    const response = await fetch(`${rt.url}/ag-ui/summarizer_agent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key.key}` },
+      body: JSON.stringify(runInput(question)),
+      signal: controller.signal,
+    });
+    const reader = response.body!.getReader();
+    let seen = '';
+    while (!seen.includes('TEXT_MESSAGE_CONTENT'))
+      seen += Buffer.from((await reader.read()).value!).toString();
+    expect(llmCallOf(question)!.answeredAt).toBeUndefined();
+    controller.abort();
+    await vi.waitFor(() => expect(llmCallOf(question)!.closedEarly).toBe(true), {
+      timeout: 20_000,
+      interval: 100,
+    });
+    expect(llmCallOf(question)!.answeredAt).toBeUndefined();
+  });
+
   it('streams the tokens as AG-UI TEXT_MESSAGE_CONTENT events through HttpAgent', async () => {
     const question = 'Which fees apply to invoices paid late?';
     paced.set(question, 150);
