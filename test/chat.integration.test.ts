@@ -440,6 +440,23 @@ const llmCallOf = (query: string) =>
       (seen.body as { messages: { content: string }[] }).messages.at(-1)!.content.includes(query),
   );
 
+/**
+ * Reads `response` until `token` shows, then leaves while the LLM is still writing (its 60-odd characters
+ * take about 3 s), and waits for the LLM to see its request closed before it finished.
+ */
+async function leaveMidAnswer(question: string, response: Response, token: RegExp, leave: AbortController) {
+  const reader = response.body!.getReader();
+  let seen = '';
+  while (!token.test(seen)) seen += Buffer.from((await reader.read()).value!).toString();
+  expect(llmCallOf(question)!.answeredAt).toBeUndefined();
+  leave.abort();
+  await vi.waitFor(() => expect(llmCallOf(question)!.closedEarly).toBe(true), {
+    timeout: 20_000,
+    interval: 100,
+  });
+  expect(llmCallOf(question)!.answeredAt).toBeUndefined();
+}
+
 describe('token streaming of an answer the LLM writes (integration)', () => {
   it("streams the summarizer's tokens as the LLM writes them, and stores and returns the whole answer", async () => {
     const question = 'How are late fees charged on invoices?';
@@ -533,18 +550,7 @@ describe('token streaming of an answer the LLM writes (integration)', () => {
     const contextId = `left_${Date.now().toString(36)}`;
     const controller = new AbortController();
     const response = await summaryStream(question, contextId, controller.signal);
-    const reader = response.body!.getReader();
-    let seen = '';
-    while (!/"delta":\{"content":"[^"]/.test(seen))
-      seen += Buffer.from((await reader.read()).value!).toString();
-    // A token arrived: the LLM is mid-answer (its 60-odd characters take about 3 s), and the client leaves.
-    expect(llmCallOf(question)!.answeredAt).toBeUndefined();
-    controller.abort();
-    await vi.waitFor(() => expect(llmCallOf(question)!.closedEarly).toBe(true), {
-      timeout: 20_000,
-      interval: 100,
-    });
-    expect(llmCallOf(question)!.answeredAt).toBeUndefined();
+    await leaveMidAnswer(question, response, /"delta":\{"content":"[^"]/, controller);
     expect(rt.child.exitCode).toBeNull();
     expect((await call_(`/conversations/${contextId}?tenant_id=acme`)).status).toBe(404);
   });
@@ -560,17 +566,7 @@ describe('token streaming of an answer the LLM writes (integration)', () => {
       body: JSON.stringify(runInput(question)),
       signal: controller.signal,
     });
-    const reader = response.body!.getReader();
-    let seen = '';
-    while (!seen.includes('TEXT_MESSAGE_CONTENT'))
-      seen += Buffer.from((await reader.read()).value!).toString();
-    expect(llmCallOf(question)!.answeredAt).toBeUndefined();
-    controller.abort();
-    await vi.waitFor(() => expect(llmCallOf(question)!.closedEarly).toBe(true), {
-      timeout: 20_000,
-      interval: 100,
-    });
-    expect(llmCallOf(question)!.answeredAt).toBeUndefined();
+    await leaveMidAnswer(question, response, /TEXT_MESSAGE_CONTENT/, controller);
   });
 
   it('streams the tokens as AG-UI TEXT_MESSAGE_CONTENT events through HttpAgent', async () => {
