@@ -11,7 +11,7 @@ import {
   routes as sharedRoutes,
   splitHandler,
 } from '@tessera/functions/routes';
-import { LONG_RUN_URL_VARIABLE, streamingUrlVariable } from '@tessera/platform/resources';
+import { API_URL_VARIABLE, LONG_RUN_URL_VARIABLE, streamingUrlVariable } from '@tessera/platform/resources';
 import { CfnOutput } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -114,6 +114,8 @@ export class Api extends Construct {
       if (route.longRun) this.exposeLongRun(name, route, props.functions);
     }
 
+    // The agents call sub-agents at the API: a function behind a Function URL sees that URL as its host.
+    props.functions.provide(API_URL_VARIABLE, this.httpApi.apiEndpoint);
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.apiEndpoint, description: 'Tessera HTTP API' });
   }
 

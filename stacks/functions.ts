@@ -74,6 +74,8 @@ export class Functions extends Construct {
   private readonly shared = new Map<string, string>();
   /** The routes of each module whose bundle has a router, by module. */
   private readonly routers = new Map<string, ModuleRoutes>();
+  /** Variables every function whose bundle reads them gets, whenever it is created. */
+  private readonly provided = new Map<string, string>();
 
   constructor(scope: Construct, id: string, props: FunctionsProps) {
     super(scope, id);
@@ -144,6 +146,7 @@ export class Functions extends Construct {
     this.applySettings(fn, bundle);
     const streaming = spec.streaming ?? false;
     if (!streaming) for (const [name, value] of this.shared) fn.addEnvironment(name, value);
+    for (const [name, value] of this.provided) if (bundleReads(bundle, name)) fn.addEnvironment(name, value);
     this.created.push({ fn, streaming, bundle });
     return fn;
   }
@@ -182,6 +185,15 @@ export class Functions extends Construct {
   shareUrl(name: string, url: string): void {
     this.shared.set(name, url);
     for (const { fn, streaming } of this.created) if (!streaming) fn.addEnvironment(name, url);
+  }
+
+  /**
+   * Gives every function whose bundle reads `name`, created before or after, `name` = `value`, streaming ones
+   * included: for a value that no function's own resources feed (the HTTP API's URL), so no cycle can form.
+   */
+  provide(name: string, value: string): void {
+    this.provided.set(name, value);
+    for (const { fn, bundle } of this.created) if (bundleReads(bundle, name)) fn.addEnvironment(name, value);
   }
 
   private grantsOf(module: string, bundle: HandlerBundle): StoreGrants {

@@ -1,5 +1,5 @@
 import { fallbackHandler, type RouteDef, routes, splitHandler } from '@tessera/functions/routes';
-import { streamingUrlVariable } from '@tessera/platform/resources';
+import { API_URL_VARIABLE, streamingUrlVariable } from '@tessera/platform/resources';
 import {
   API_TIMEOUT_SECONDS,
   Api,
@@ -266,6 +266,32 @@ describe('Api', () => {
     // Not the long-run function itself: it would depend on its own URL.
     expect(resources[id].Properties.Environment.Variables.TESSERA_AGENT_LONG_RUN_URL).toBeUndefined();
     template.hasOutput('*', { Value: { 'Fn::GetAtt': [urlId, 'FunctionUrl'] } });
+  });
+
+  it('gives every function that runs agents the HTTP API URL, the streams and the long-run function included', () => {
+    const { stack, api, template } = shared;
+    const resources = template.toJSON().Resources;
+    const endpoint = { 'Fn::GetAtt': [logicalId(stack, api.httpApi), 'ApiEndpoint'] };
+    const variablesOf = (id: string) => resources[id].Properties.Environment.Variables;
+    // Chat and AG-UI are served by Function URLs: their sub-agent calls must not go to their own host.
+    for (const key of [
+      'POST /v1/chat/completions',
+      'POST /ag-ui/{agent}',
+      'POST /agents/{agent_name}/process',
+    ]) {
+      expect(variablesOf(logicalId(stack, api.functions.get(key)!))[API_URL_VARIABLE], key).toEqual(endpoint);
+    }
+    const longRun = api.longRuns.get('POST /agents/{agent_name}/process')!;
+    expect(variablesOf(logicalId(stack, longRun.fn))[API_URL_VARIABLE]).toEqual(endpoint);
+    // Only bundles that read it: the health route runs no agent.
+    expect(
+      variablesOf(logicalId(stack, api.functions.get('GET /health')!))[API_URL_VARIABLE],
+    ).toBeUndefined();
+  });
+
+  it('forms no dependency cycle between the API, its functions and their URLs', () => {
+    // The assertions library refuses a template whose resources depend on each other in a cycle (undeployable).
+    expect(() => Template.fromStack(shared.stack)).not.toThrow();
   });
 
   describe('given a streaming route', () => {

@@ -1,5 +1,6 @@
 import { fallbackHandler, queueWorkers, routes, schedules, splitHandler } from '@tessera/functions/routes';
 import {
+  API_URL_VARIABLE,
   buckets,
   LONG_RUN_URL_VARIABLE,
   queues,
@@ -93,8 +94,10 @@ describe('Functions', () => {
     ];
   });
 
-  it('gives every function the stage, the config dir, the names of the stores its module is granted and the stream URLs', () => {
-    const { stack, storage, queues: queueConstruct, api, template } = shared;
+  it('gives every function the stage, the config dir, the names of the stores its module is granted, the stream URLs and (where it runs agents) the API URL', () => {
+    const { stack, storage, queues: queueConstruct, api, template, functions } = shared;
+    const apiReaders = new Set(functions.readersOf(API_URL_VARIABLE));
+    expect(apiReaders.size).toBeGreaterThan(0);
     const streamUrls: Record<string, unknown> = {};
     for (const route of routes.filter((candidate) => candidate.streaming)) {
       const fn = api.functions.get(`${route.method} ${route.path}`)!;
@@ -133,6 +136,9 @@ describe('Functions', () => {
         TESSERA_STAGE: 'test',
         TESSERA_CONFIG_DIR: LAMBDA_CONFIG_DIR,
         ...(streaming ? {} : streamUrls),
+        ...(apiReaders.has(fn)
+          ? { [API_URL_VARIABLE]: { 'Fn::GetAtt': [logicalId(stack, api.httpApi), 'ApiEndpoint'] } }
+          : {}),
       };
       if (grants.buckets?.search) {
         variables.TESSERA_SEARCH_URI = {

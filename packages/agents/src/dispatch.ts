@@ -15,10 +15,10 @@ import {
 } from '@tessera/events';
 import { recallMemories, tenantInstructions } from '@tessera/memories';
 import { type GuardedTenant, requireTenant } from '@tessera/tenancy';
-import type { AgentRun, ProcessContext } from './agent';
+import type { AgentRun, ProcessContext, TextSink } from './agent';
 import { AGENTS } from './agents/index';
 import type { AgentsDeps } from './deps';
-import { agentsEnv } from './env';
+import { type AgentsEnv, agentsEnv } from './env';
 import { AgentNotAvailableError, answerOf, RunTimedOutError } from './errors';
 import { rememberRun } from './memory';
 import { AgentRegistry, LONG_RUN_AGENTS, type RegisteredAgent } from './registry';
@@ -27,16 +27,30 @@ import { AgentRegistry, LONG_RUN_AGENTS, type RegisteredAgent } from './registry
 export const WORKFLOW_AGENTS: ReadonlySet<string> = LONG_RUN_AGENTS;
 
 export interface DispatchOptions {
-  /** The runtime's base URL, every agent's URL unless overridden. */
+  /** The base URL the request reached: every agent's URL unless the API's URL is set or an override. */
   baseUrl: string;
-  /** Aborted when the request running the task ends (a Lambda's time running out). */
+  /** Aborted when the request running the task ends (a Lambda's time running out, its client gone). */
   signal?: AbortSignal;
+  /**
+   * Streams the answer: the run's final answer text as its LLM writes it (`AgentRun.onText`), for the run and
+   * the agents it runs in process (the gateway's routed agent), not for sub-agents called over HTTP.
+   */
+  onText?: TextSink;
+}
+
+/**
+ * The base URL of the agents' own endpoints: the HTTP API's URL when the deployment sets one (a function
+ * behind a Function URL sees that URL as its host, not the API), else the URL the request reached.
+ */
+export function agentsBaseUrl(settings: Pick<AgentsEnv, 'apiUrl'>, requestBaseUrl: string): string {
+  return (settings.apiUrl ?? requestBaseUrl).replace(/\/+$/, '');
 }
 
 /** The registry of this deployment now: defaults and the system configuration's overrides. */
 export async function registeredAgents(deps: AgentsDeps, baseUrl: string): Promise<RegisteredAgent[]> {
   const system = await systemConfig(deps.config);
-  return deps.registry.resolve(system.agents, baseUrl, (deps.settings ?? agentsEnv).agentLongRunUrl);
+  const settings = deps.settings ?? agentsEnv;
+  return deps.registry.resolve(system.agents, agentsBaseUrl(settings, baseUrl), settings.agentLongRunUrl);
 }
 
 /** The agent of `name`, if it may run: 404 unknown, 409 disabled, 501 not built. */
@@ -69,7 +83,7 @@ export async function processAgent(
   }
   const guarded = await requireTenant(deps.content.tenancy, request.context.tenant_id);
   const instructions = await tenantInstructions(deps.memories, guarded.tenant.full);
-  const scope: RunScope = { deps, agents, guarded, instructions };
+  const scope: RunScope = { deps, agents, guarded, instructions, onText: options.onText };
   const budget = AbortSignal.timeout(entry.timeout * 1000);
   const signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
   const ended = () =>
@@ -160,7 +174,7 @@ export async function runAgentTask(
   const { entry, agent } = runnable(agents, name);
   const guarded = await requireTenant(deps.content.tenancy, context.tenant_id);
   const instructions = await tenantInstructions(deps.memories, guarded.tenant.full);
-  const scope: RunScope = { deps, agents, guarded, instructions };
+  const scope: RunScope = { deps, agents, guarded, instructions, onText: options.onText };
   const budget = AbortSignal.timeout(entry.timeout * 1000);
   const signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
   const run = newRun(scope, entry.name, query, context, signal, reporter);
@@ -171,12 +185,16 @@ export async function runAgentTask(
   return outcome;
 }
 
-/** What every run of one request shares: the registry as resolved, the tenant and its instructions. */
+/**
+ * What every run of one request shares: the registry as resolved, the tenant and its instructions, and where
+ * the answer's text streams to.
+ */
 interface RunScope {
   deps: AgentsDeps;
   agents: RegisteredAgent[];
   guarded: GuardedTenant;
   instructions: string;
+  onText?: TextSink;
 }
 
 function newRun(
@@ -200,6 +218,7 @@ function newRun(
     agents,
     workflowId,
     signal,
+    ...(scope.onText ? { onText: scope.onText } : {}),
     instructions: scope.instructions,
     recall: (text, limit) => recallMemories(deps.memories, guarded, agentName, text, limit),
     async phase(phase, message) {

@@ -2,7 +2,14 @@
  * Agents (document 3): the registry of the 23 agents with their defaults and the deployment's overrides,
  * dispatch of a task to an agent (with workflow reporting), and the agents this build implements.
  */
-export { type Agent, type AgentRun, type ProcessContext, systemPrompt } from './agent';
+export {
+  type Agent,
+  type AgentRun,
+  answerCall,
+  type ProcessContext,
+  systemPrompt,
+  type TextSink,
+} from './agent';
 export { unsafePath } from './agents/coding';
 export { classify, classifyQuery, executionAgent, route } from './agents/gateway';
 export { AGENTS } from './agents/index';
@@ -11,7 +18,7 @@ export { seedsOf } from './agents/query-enhancement';
 export { bestSentence, photoBytes } from './agents/search';
 export { extractiveSummary } from './agents/summarizer';
 export type { AgentsDeps, CompletedRun } from './deps';
-export { processAgent, registeredAgents, runAgentTask, WORKFLOW_AGENTS } from './dispatch';
+export { agentsBaseUrl, processAgent, registeredAgents, runAgentTask, WORKFLOW_AGENTS } from './dispatch';
 export { type AgentsEnv, agentsEnv, parseAgentsEnv } from './env';
 export { AgentNotAvailableError, RunTimedOutError } from './errors';
 export { HealthProbe } from './health';

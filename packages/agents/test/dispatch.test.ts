@@ -15,10 +15,12 @@ import {
   AGENTS,
   AgentRegistry,
   type AgentsDeps,
+  agentsBaseUrl,
   byCapability,
   card,
   listing,
   loadRegistry,
+  parseAgentsEnv,
   parseRegistry,
   processAgent,
   registeredAgents,
@@ -95,6 +97,25 @@ describe('the registry', () => {
     expect(listing(agents).count).toBe(23);
     expect(byCapability(agents, 'summarization').agents.map((a) => a.name)).toEqual(['summarizer_agent']);
     expect(byCapability(agents, 'nothing')).toEqual({ capability: 'nothing', count: 0, agents: [] });
+  });
+
+  it("gives the agents the HTTP API's URL when the deployment sets one, else the URL the request reached", async () => {
+    expect(agentsBaseUrl(parseAgentsEnv({}), 'http://localhost:28000')).toBe('http://localhost:28000');
+    const api = 'https://abc123.execute-api.eu-west-1.amazonaws.com';
+    const settings = parseAgentsEnv({
+      TESSERA_API_URL: `${api}/`,
+      TESSERA_AGENT_LONG_RUN_URL: 'https://long.lambda-url.eu-west-1.on.aws/',
+    });
+    // A chat stream's request reached its Function URL: that host is not where the agents answer.
+    const streamHost = 'https://chat.lambda-url.eu-west-1.on.aws';
+    expect(agentsBaseUrl(settings, streamHost)).toBe(api);
+    const agents = await registeredAgents({ ...deps, settings }, streamHost);
+    const urlOf = (name: string) => agents.find((agent) => agent.name === name)!.url;
+    expect(urlOf('search_agent')).toBe(api);
+    expect(urlOf('summarizer_agent')).toBe(api);
+    // The long-run agents keep the long-run function's URL.
+    expect(urlOf('orchestrator_agent')).toBe('https://long.lambda-url.eu-west-1.on.aws');
+    expect(agents.some((agent) => agent.url.startsWith(streamHost))).toBe(false);
   });
 
   it('refuses a registry file with an unknown or a missing agent', () => {

@@ -6,9 +6,15 @@
  * by iterations, tokens (estimated at 4 characters a token) and wall time (`env.ts`); 503 without an LLM.
  */
 import type { Agents } from '@tessera/api';
-import { type JsonSchemaFormat, LlmCallError, LlmUnavailableError, shorten } from '@tessera/llm';
+import {
+  type JsonCallOptions,
+  type JsonSchemaFormat,
+  LlmCallError,
+  LlmUnavailableError,
+  shorten,
+} from '@tessera/llm';
 import { z } from 'zod';
-import { type Agent, type AgentRun, systemPrompt } from '../agent';
+import { type Agent, type AgentRun, answerCall, systemPrompt } from '../agent';
 import type { AgentsDeps } from '../deps';
 import { agentsEnv } from '../env';
 import { retrieve } from './search';
@@ -53,9 +59,15 @@ class Budget {
     private readonly run: AgentRun,
   ) {}
 
-  async ask<T>(format: JsonSchemaFormat, shape: z.ZodType<T>, system: string, user: string): Promise<T> {
+  async ask<T>(
+    format: JsonSchemaFormat,
+    shape: z.ZodType<T>,
+    system: string,
+    user: string,
+    options: JsonCallOptions = {},
+  ): Promise<T> {
     const prompt = systemPrompt(this.run, system);
-    const raw = await this.deps.llm.json(this.run.tenant.full, { system: prompt, user, format });
+    const raw = await this.deps.llm.json(this.run.tenant.full, { system: prompt, user, format, ...options });
     const text = JSON.stringify(raw) ?? '';
     this.tokens += Math.ceil((prompt.length + user.length + text.length) / 4);
     const parsed = shape.safeParse(raw);
@@ -163,6 +175,8 @@ export const deepResearchAgent: Agent = {
         z.object({ answer: z.string(), sources: z.array(z.string()) }),
         'Answer the research request from the hits only, and list the ids of the hits the answer rests on. Say what the hits do not cover.',
         [`Request: ${run.query}`, 'Hits:', listing([...hits.values()])].join('\n\n'),
+        // The synthesis is the answer: it streams to a caller that streams it, the questions do not.
+        answerCall(run, 'answer'),
       );
       answer = synthesis.answer;
       sources = [...new Set(synthesis.sources.filter((id) => hits.has(id)))];

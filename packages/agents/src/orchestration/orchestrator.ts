@@ -9,7 +9,7 @@
 import type { Agents } from '@tessera/api';
 import { LlmCallError, LlmUnavailableError, shorten } from '@tessera/llm';
 import { z } from 'zod';
-import { type Agent, type AgentRun, type ProcessContext, systemPrompt } from '../agent';
+import { type Agent, type AgentRun, answerCall, type ProcessContext, systemPrompt } from '../agent';
 import type { AgentsDeps } from '../deps';
 import { agentsEnv } from '../env';
 import { callSubAgent } from './http';
@@ -202,6 +202,8 @@ export const orchestratorAgent: Agent = {
         ),
         user,
         format: AGGREGATE_FORMAT,
+        // The final answer streams to a caller that streams it; the plan above does not.
+        ...answerCall(run, 'final_answer'),
       });
       const answer = z.object({ final_answer: z.string() }).safeParse(raw);
       if (!answer.success) {
