@@ -3,15 +3,17 @@
  * dispatch of a task to an agent (with workflow reporting), and the agents this build implements.
  */
 export { type Agent, type AgentRun, type ProcessContext, systemPrompt } from './agent';
+export { explainRun } from './agents/audit';
 export { unsafePath } from './agents/coding';
 export { classify, classifyQuery, executionAgent, route } from './agents/gateway';
 export { AGENTS } from './agents/index';
+export { sameOrganization } from './agents/knowledge';
 export { guessModality, selectProfile } from './agents/profile-selection';
 export { seedsOf } from './agents/query-enhancement';
 export { bestSentence, photoBytes } from './agents/search';
 export { extractiveSummary } from './agents/summarizer';
 export type { AgentsDeps, CompletedRun } from './deps';
-export { processAgent, registeredAgents, runAgentTask, WORKFLOW_AGENTS } from './dispatch';
+export { processAgent, registeredAgents, runAgentTask, runKnowledgeAgent, WORKFLOW_AGENTS } from './dispatch';
 export { type AgentsEnv, agentsEnv, parseAgentsEnv } from './env';
 export { AgentNotAvailableError, RunTimedOutError } from './errors';
 export { HealthProbe } from './health';

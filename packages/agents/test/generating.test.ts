@@ -208,6 +208,7 @@ async function runOf(
     phase: async () => undefined,
     report: async () => undefined,
     progress: async () => undefined,
+    artifact: async () => undefined,
     checkpoint: () => undefined,
     dispatch: async () => ({}),
   };
@@ -363,7 +364,9 @@ describe('the orchestrator', () => {
     const events = await deps.events.read('wf-orch', 0, 100);
     const phases = events.map((e) => ('phase' in e && e.phase ? e.phase : e.type));
     expect(
-      phases.filter((p) => !['select_profile', 'retrieval', 'summarize', 'summarized'].includes(p)),
+      phases.filter(
+        (p) => !['select_profile', 'retrieval', 'summarize', 'summarized', 'artifact'].includes(p),
+      ),
     ).toEqual([
       'started',
       'memory_context',
@@ -377,6 +380,11 @@ describe('the orchestrator', () => {
       'aggregating',
       'complete',
       'complete',
+    ]);
+    // The plan and the sources are events of the run, for its audit explanation.
+    expect(events.flatMap((e) => (e.type === 'artifact' ? [e.artifact_type] : []))).toEqual([
+      'plan',
+      'sources',
     ]);
   });
 
