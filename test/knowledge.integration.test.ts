@@ -320,6 +320,18 @@ describe('a tenant without a graph (integration)', () => {
       expect(run.status).toBe(200);
       expect(run.body.result).toMatchObject({ start_node_id: 'marie_curie', graph_bound: true });
       expect(run.body.result.edges).toHaveLength(7);
+      // A step that asks in words: the subject is the node its words match best (BM25 over names and descriptions).
+      const worded = await call(rt.url, 'POST', '/agents/kg_traversal_agent/process', {
+        query: 'Who was Marie Curie?',
+        context: { tenant_id: TENANT, depth: 1 },
+      });
+      expect(worded.body.result.start_node_id).toBe('marie_curie');
+      const naming = await call(rt.url, 'POST', '/agents/kg_traversal_agent/process', {
+        query: 'zzyzx qqq',
+        context: { tenant_id: TENANT },
+      });
+      expect(naming.status).toBe(404);
+      expect(naming.body).toEqual({ detail: "Node 'zzyzx qqq' not found" });
       const bad = await call(rt.url, 'POST', '/agents/kg_traversal_agent/process', {
         query: 'Marie Curie',
         context: { tenant_id: TENANT, depth: 9 },

@@ -103,13 +103,27 @@ export function sameOrganization(caller: TenantId, named: readonly string[]): Te
 
 const subjectFallback = (field: string) => (query: string) => ({ [field]: query });
 
+/**
+ * The subject a run is about: the context's key as given; when only the query names it (an orchestration's
+ * step asks in words) and no node has that name, the node whose name and description the query's words match best.
+ */
+function subjectOf(run: AgentRun, graph: TenantGraph | undefined, field: string, key: string): string {
+  if (run.context[field] !== undefined || !graph) return key;
+  const id = normalizeNodeId(key);
+  if (id && graph.nodes.has(id)) return key;
+  // Words of the query must match the node's name or description (BM25): a query naming nothing stays unknown.
+  const [best] = graph.text.search(key, 1);
+  return best?.id ?? key;
+}
+
 export const kgTraversalAgent: Agent = {
   name: 'kg_traversal_agent',
   async run(deps, run) {
     const input = inputOf(Knowledge.TraverseRequest, run, subjectFallback('start_subject_key'));
     const graph = await bind(deps, run.tenant);
+    const key = subjectOf(run, graph, 'start_subject_key', input.start_subject_key);
     const found = graph
-      ? traverse(graph, input.start_subject_key, input.depth)
+      ? traverse(graph, key, input.depth)
       : { start_node_id: null, nodes: [], edges: [], truncated: false };
     return { ...(await own(run, 'kg_traversal_agent', graph, input.start_subject_key)), ...found };
   },
@@ -120,10 +134,11 @@ export const temporalReasoningAgent: Agent = {
   async run(deps, run) {
     const input = inputOf(Knowledge.TemporalRequest, run, subjectFallback('subject_key'));
     const graph = await bind(deps, run.tenant);
-    const kg_timeline = graph ? compareOverTime(graph, input.subject_key) : [];
+    const key = subjectOf(run, graph, 'subject_key', input.subject_key);
+    const kg_timeline = graph ? compareOverTime(graph, key) : [];
     return {
       ...(await own(run, 'temporal_reasoning_agent', graph, input.subject_key)),
-      subject: graph ? normalizeNodeId(input.subject_key) : null,
+      subject: graph ? normalizeNodeId(key) : null,
       kg_timeline,
     };
   },
@@ -148,10 +163,11 @@ export const contradictionReconciliationAgent: Agent = {
   async run(deps, run) {
     const input = inputOf(Knowledge.ContradictionRequest, run, subjectFallback('subject_key'));
     const graph = await bind(deps, run.tenant);
-    const kg_conflict_entries = graph ? detect(graph, input.subject_key, input.predicate) : [];
+    const key = subjectOf(run, graph, 'subject_key', input.subject_key);
+    const kg_conflict_entries = graph ? detect(graph, key, input.predicate) : [];
     return {
       ...(await own(run, 'contradiction_reconciliation_agent', graph, input.subject_key)),
-      subject: graph ? normalizeNodeId(input.subject_key) : null,
+      subject: graph ? normalizeNodeId(key) : null,
       kg_conflict_entries,
     };
   },
