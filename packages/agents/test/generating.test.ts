@@ -31,6 +31,7 @@ import {
   AgentRegistry,
   type AgentRun,
   type AgentsDeps,
+  explainRun,
   HealthProbe,
   loadRegistry,
   mediaOcr,
@@ -386,6 +387,20 @@ describe('the orchestrator', () => {
       'plan',
       'sources',
     ]);
+    const { tenant } = await requireTenant(deps.content.tenancy, 'acme');
+    const explained = await explainRun(deps.events, tenant.full, 'wf-orch');
+    expect(explained).toMatchObject({
+      workflow_agent: 'orchestrator_agent',
+      status: 'completed',
+      plan: { steps: [{}, {}, {}], parallel_groups: [[0, 1], [2]] },
+      sources: result.sources,
+      event_count: events.length,
+    });
+    expect(explained.timings.phases.map((p) => p.phase)).toContain('planning');
+    expect(explained.timings.total_ms).toBeGreaterThan(0);
+    await expect(explainRun(deps.events, 'other:tenant', 'wf-orch')).rejects.toThrow(
+      "Workflow 'wf-orch' not found",
+    );
   });
 
   it('puts the tenant instructions and memories in the planner prompt', async () => {
