@@ -99,6 +99,10 @@ const own = {
     .meta({ description: "The agent's own memories of this tenant relevant to the request, best first." }),
 };
 
+/** The agent's own fields, as one schema (what every knowledge answer starts with). */
+export const OwnFields = z.strictObject(own);
+export type OwnFields = z.infer<typeof OwnFields>;
+
 const TraversedNode = NodeHit.omit({ score: true })
   .extend({ hop: z.number().int().meta({ description: 'Hops from the start node (0 for it).' }) })
   .strict();

@@ -24,14 +24,6 @@ import type { Agent, AgentRun } from '../agent';
 import type { AgentsDeps } from '../deps';
 import { explainRun } from './audit';
 
-type Own = {
-  agent: Knowledge.KnowledgeAgentName;
-  tenant_id: string;
-  method: 'retrieval';
-  graph_bound: boolean;
-  memories: { memory_id: string; content: string }[];
-};
-
 /** The tenant's graph bound to the run: none when the graph domain is not wired or nothing is deployed. */
 const bind = (deps: AgentsDeps, tenant: TenantId): Promise<TenantGraph | undefined> =>
   deps.graph ? boundGraph(deps.graph, tenant) : Promise.resolve(undefined);
@@ -42,7 +34,7 @@ async function own(
   agent: Knowledge.KnowledgeAgentName,
   graph: TenantGraph | undefined,
   about: string,
-): Promise<Own> {
+): Promise<Knowledge.OwnFields> {
   const memories = (await run.recall(about, 5)).map(({ memory_id, content }) => ({ memory_id, content }));
   return {
     agent,
