@@ -84,21 +84,25 @@ const TENANT_REMOVAL: StoreGrants = {
   buckets: { search: 'readWrite', uploads: 'readWrite' },
 };
 
+/**
+ * What agent runs reach: content and configuration, workflow runs, instructions, the memory a run leaves
+ * (deploying the tenant's memory schema on its first: a registry row, the tenant record), wiki pages.
+ */
+const AGENT_RUNS = {
+  ...TENANCY_READ,
+  tenants: 'readWrite',
+  schemaRegistry: 'readWrite',
+  taskQueues: 'readWrite',
+  taskEvents: 'readWrite',
+  profiles: 'read',
+  configRecords: 'read',
+  instructions: 'read',
+  wikiLocks: 'readWrite',
+} as const satisfies StoreGrants['tables'];
+
 /** Running scheduled jobs: what the agents reach, the wiki's writes, the job and outbound stores. */
 const JOB_RUNS: StoreGrants = {
-  tables: {
-    ...TENANCY_READ,
-    tenants: 'readWrite',
-    schemaRegistry: 'readWrite',
-    taskQueues: 'readWrite',
-    taskEvents: 'readWrite',
-    profiles: 'read',
-    configRecords: 'read',
-    instructions: 'read',
-    wikiLocks: 'readWrite',
-    jobs: 'readWrite',
-    outboundMessages: 'readWrite',
-  },
+  tables: { ...AGENT_RUNS, jobs: 'readWrite', outboundMessages: 'readWrite' },
   buckets: { search: 'readWrite' },
 };
 
@@ -151,21 +155,13 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
   // conversation (`context.context_id`) reads and appends it (the chat wiring also builds the key store,
   // never used here).
   'http/agents': {
-    tables: {
-      ...TENANCY_READ,
-      tenants: 'readWrite',
-      schemaRegistry: 'readWrite',
-      taskQueues: 'readWrite',
-      taskEvents: 'readWrite',
-      profiles: 'read',
-      configRecords: 'read',
-      instructions: 'read',
-      wikiLocks: 'readWrite',
-      conversations: 'readWrite',
-      harnessKeys: 'read',
-    },
+    tables: { ...AGENT_RUNS, conversations: 'readWrite', harnessKeys: 'read' },
     buckets: { search: 'readWrite' },
   },
+  // The knowledge agents read the tenant's graph and memories, the named tenants of its organization, the
+  // system configuration (the registry) and a workflow's task events. The bundle holds the agents' code (runs
+  // leaving memories and wiki pages, workflow reporting), which these routes do not run.
+  'http/knowledge': { tables: { ...AGENT_RUNS }, buckets: { search: 'readWrite' } },
   // Memories are listed and deleted in the tenant's memory table; instructions are written and read.
   'http/memories': {
     tables: { ...TENANCY_READ, ...TRACED, instructions: 'readWrite' },
@@ -182,37 +178,13 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
   // (a run the wiki's rule files is saved in the tenant's wiki); the package's wiring also builds the harness
   // key store, which chat never uses.
   'http/chat': {
-    tables: {
-      ...TENANCY_READ,
-      tenants: 'readWrite',
-      schemaRegistry: 'readWrite',
-      taskQueues: 'readWrite',
-      taskEvents: 'readWrite',
-      profiles: 'read',
-      configRecords: 'read',
-      instructions: 'read',
-      wikiLocks: 'readWrite',
-      conversations: 'readWrite',
-      harnessKeys: 'read',
-    },
+    tables: { ...AGENT_RUNS, conversations: 'readWrite', harnessKeys: 'read' },
     buckets: { search: 'readWrite' },
   },
   // AG-UI runs agents for the tenant of a harness key and keeps the thread's conversation; keys are minted
   // and revoked here.
   'http/ag-ui': {
-    tables: {
-      ...TENANCY_READ,
-      tenants: 'readWrite',
-      schemaRegistry: 'readWrite',
-      taskQueues: 'readWrite',
-      taskEvents: 'readWrite',
-      profiles: 'read',
-      configRecords: 'read',
-      instructions: 'read',
-      wikiLocks: 'readWrite',
-      conversations: 'readWrite',
-      harnessKeys: 'readWrite',
-    },
+    tables: { ...AGENT_RUNS, conversations: 'readWrite', harnessKeys: 'readWrite' },
     buckets: { search: 'readWrite' },
   },
   // Upserts write the tenant's graph tables.

@@ -470,6 +470,19 @@ describe('function bundles run as Lambda runs them (integration)', () => {
       );
     });
 
+    it("answers a knowledge route through its bundle, the tenant's graph bound", async () => {
+      const answer = await host('http/knowledge').invoke(
+        'traverse',
+        apiEvent('POST', '/admin/tenants/{tenant_full_id}/knowledge/graph/traverse', {
+          path: `/admin/tenants/${tenant}/knowledge/graph/traverse`,
+          pathParameters: { tenant_full_id: tenant },
+          body: { start_subject_key: 'Marie Curie', depth: 1 },
+        }),
+      );
+      expect(answer.statusCode, answer.body).toBe(200);
+      expect(json(answer)).toMatchObject({ graph_bound: true, start_node_id: 'marie_curie' });
+    });
+
     it('runs an agent from the long-run function URL event, which carries no path parameters', async () => {
       const event = {
         ...apiEvent('POST', '/agents/{agent_name}/process', {

@@ -38,6 +38,8 @@ export interface AgentRun {
   report(name: string, message?: string): Promise<void>;
   /** A ProgressEvent on the run's workflow task (none without one). */
   progress(current: number, total: number, step: string, details?: Record<string, unknown>): Promise<void>;
+  /** An ArtifactEvent on the run's workflow task (none without one): what an audit explanation reads. */
+  artifact(type: string, data: unknown): Promise<void>;
   /** Throws when the run was cancelled or its request ended, reporting nothing. */
   checkpoint(): void;
   /** Runs another agent for the same tenant (the gateway's routed agent), through the same checks. */

@@ -3,9 +3,9 @@
  * disabled 409, not built 501), the tenant guard, and the run, reported as a workflow task when it is one
  * (document 3's run outcomes: complete, cancelled, error; a request that ends first cancels its run).
  */
-import type { Agents } from '@tessera/api';
+import type { Agents, Knowledge } from '@tessera/api';
 import { systemConfig } from '@tessera/config';
-import { BadRequestError, ConflictError, HttpError, log } from '@tessera/core';
+import { BadRequestError, ConflictError, HttpError, log, parseTenantId } from '@tessera/core';
 import {
   newWorkflowId,
   runWorkflow,
@@ -17,6 +17,7 @@ import { recallMemories, tenantInstructions } from '@tessera/memories';
 import { type GuardedTenant, requireTenant } from '@tessera/tenancy';
 import type { AgentRun, ProcessContext, TextSink } from './agent';
 import { AGENTS } from './agents/index';
+import { knowledgeQuery, sameOrganization } from './agents/knowledge';
 import type { AgentsDeps } from './deps';
 import { type AgentsEnv, agentsEnv } from './env';
 import { AgentNotAvailableError, answerOf, RunTimedOutError } from './errors';
@@ -186,6 +187,38 @@ export async function runAgentTask(
 }
 
 /**
+ * Runs a knowledge agent for its knowledge route (document 1): the agent is bound explicitly, whatever its
+ * `enabled` default, for the tenant of the path, with the route's body as its task context. A body naming
+ * other tenants is checked against the caller's organization before anything is read (403).
+ */
+export async function runKnowledgeAgent(
+  deps: AgentsDeps,
+  name: Knowledge.KnowledgeAgentName,
+  tenantId: string,
+  body: Record<string, unknown>,
+  options: DispatchOptions,
+): Promise<Record<string, unknown>> {
+  const named = body.other_tenant_ids ?? body.tenant_ids;
+  if (Array.isArray(named)) sameOrganization(parseTenantId(tenantId), named as string[]);
+  const agents = await registeredAgents(deps, options.baseUrl);
+  const entry = AgentRegistry.find(agents, name);
+  const agent = AGENTS.get(entry.name);
+  if (!agent) throw new AgentNotAvailableError(entry.name);
+  const guarded = await requireTenant(deps.content.tenancy, tenantId);
+  // Knowledge agents prompt no LLM: the tenant's instructions are not read.
+  const scope: RunScope = { deps, agents, guarded, instructions: '' };
+  const budget = AbortSignal.timeout(entry.timeout * 1000);
+  const signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
+  const context = { ...body, tenant_id: guarded.tenant.full };
+  const run = newRun(scope, entry.name, knowledgeQuery(entry.name, body), context, signal);
+  const outcome = await Promise.race([agent.run(deps, run), whenAborted(signal)]);
+  if (outcome === 'aborted') {
+    throw new RunTimedOutError(`Agent '${name}' did not finish within its timeout of ${entry.timeout} s`);
+  }
+  return outcome;
+}
+
+/**
  * What every run of one request shares: the registry as resolved, the tenant and its instructions, and where
  * the answer's text streams to.
  */
@@ -232,6 +265,9 @@ function newRun(
       if (!reporter) return;
       const percentage = total > 0 ? Math.round((current / total) * 10_000) / 100 : 0;
       await reporter.report({ type: 'progress', current, total, percentage, step, details });
+    },
+    async artifact(type, data) {
+      if (reporter) await reporter.report({ type: 'artifact', artifact_type: type, data, is_partial: false });
     },
     checkpoint,
     async dispatch(name, subQuery, subContext) {

@@ -10,15 +10,24 @@ export {
   systemPrompt,
   type TextSink,
 } from './agent';
+export { explainRun } from './agents/audit';
 export { unsafePath } from './agents/coding';
 export { classify, classifyQuery, executionAgent, route } from './agents/gateway';
 export { AGENTS } from './agents/index';
+export { sameOrganization } from './agents/knowledge';
 export { guessModality, selectProfile } from './agents/profile-selection';
 export { seedsOf } from './agents/query-enhancement';
 export { bestSentence, photoBytes } from './agents/search';
 export { extractiveSummary } from './agents/summarizer';
 export type { AgentsDeps, CompletedRun } from './deps';
-export { agentsBaseUrl, processAgent, registeredAgents, runAgentTask, WORKFLOW_AGENTS } from './dispatch';
+export {
+  agentsBaseUrl,
+  processAgent,
+  registeredAgents,
+  runAgentTask,
+  runKnowledgeAgent,
+  WORKFLOW_AGENTS,
+} from './dispatch';
 export { type AgentsEnv, agentsEnv, parseAgentsEnv } from './env';
 export { AgentNotAvailableError, RunTimedOutError } from './errors';
 export { HealthProbe } from './health';

@@ -158,7 +158,7 @@ describe('the registry', () => {
 });
 
 describe('processAgent', () => {
-  it('answers 404 for an unknown agent or tenant, 400 for another body agent, 501 for an agent not built', async () => {
+  it('answers 404 for an unknown agent or tenant, 400 for another body agent', async () => {
     expect(await failure(processAgent(deps, 'nope', task('q'), base))).toMatchObject({ status: 404 });
     expect(
       await failure(
@@ -168,13 +168,9 @@ describe('processAgent', () => {
     expect(
       await failure(processAgent(deps, 'search_agent', { ...task('q'), agent_name: 'coding_agent' }, base)),
     ).toMatchObject({ status: 400 });
-    const missing = await failure(
-      processAgent(deps, 'audit_explanation_agent', task('explain the run'), base),
-    );
-    expect(missing).toMatchObject({
-      status: 501,
-      detail: { error: 'agent_not_available', agent: 'audit_explanation_agent' },
-    });
+    // Every agent of the roster is built: the audit explanation answers for a run it does not know.
+    const missing = await failure(processAgent(deps, 'audit_explanation_agent', task('wf_none'), base));
+    expect(missing).toMatchObject({ status: 404, message: "Workflow 'wf_none' not found" });
   });
 
   it('searches with the profile that profile selection chooses and names its sources', async () => {

@@ -31,6 +31,7 @@ import {
   AgentRegistry,
   type AgentRun,
   type AgentsDeps,
+  explainRun,
   HealthProbe,
   loadRegistry,
   mediaOcr,
@@ -208,6 +209,7 @@ async function runOf(
     phase: async () => undefined,
     report: async () => undefined,
     progress: async () => undefined,
+    artifact: async () => undefined,
     checkpoint: () => undefined,
     dispatch: async () => ({}),
   };
@@ -363,7 +365,9 @@ describe('the orchestrator', () => {
     const events = await deps.events.read('wf-orch', 0, 100);
     const phases = events.map((e) => ('phase' in e && e.phase ? e.phase : e.type));
     expect(
-      phases.filter((p) => !['select_profile', 'retrieval', 'summarize', 'summarized'].includes(p)),
+      phases.filter(
+        (p) => !['select_profile', 'retrieval', 'summarize', 'summarized', 'artifact'].includes(p),
+      ),
     ).toEqual([
       'started',
       'memory_context',
@@ -378,6 +382,25 @@ describe('the orchestrator', () => {
       'complete',
       'complete',
     ]);
+    // The plan and the sources are events of the run, for its audit explanation.
+    expect(events.flatMap((e) => (e.type === 'artifact' ? [e.artifact_type] : []))).toEqual([
+      'plan',
+      'sources',
+    ]);
+    const { tenant } = await requireTenant(deps.content.tenancy, 'acme');
+    const explained = await explainRun(deps.events, tenant.full, 'wf-orch');
+    expect(explained).toMatchObject({
+      workflow_agent: 'orchestrator_agent',
+      status: 'completed',
+      plan: { steps: [{}, {}, {}], parallel_groups: [[0, 1], [2]] },
+      sources: result.sources,
+      event_count: events.length,
+    });
+    expect(explained.timings.phases.map((p) => p.phase)).toContain('planning');
+    expect(explained.timings.total_ms).toBeGreaterThan(0);
+    await expect(explainRun(deps.events, 'other:tenant', 'wf-orch')).rejects.toThrow(
+      "Workflow 'wf-orch' not found",
+    );
   });
 
   it('puts the tenant instructions and memories in the planner prompt', async () => {

@@ -2,6 +2,7 @@ export type { FormSpec, Reply, RouteAnswer, RouteRequest, RouteSpec } from './ha
 export { httpRoute, reply } from './handler';
 export type { FormFile, MultipartForm } from './multipart';
 export { parseMultipart } from './multipart';
+export { requestBaseUrl, requestDeadline } from './origin';
 export type { HttpResponse } from './responses';
 export {
   errorResponse,

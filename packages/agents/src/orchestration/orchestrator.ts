@@ -164,6 +164,8 @@ export const orchestratorAgent: Agent = {
     const planning_ms = performance.now() - planningStarted;
 
     await run.phase('execution', `${planned.steps.length} steps in ${planned.parallel_groups.length} groups`);
+    // The plan as an event of the run, for its audit explanation.
+    await run.artifact('plan', planned);
     const done: StepResult[] = [];
     let executionMs = 0;
     for (const [number, group] of planned.parallel_groups.entries()) {
@@ -179,10 +181,11 @@ export const orchestratorAgent: Agent = {
     }
     const step_results = done.filter(Boolean);
 
-    await run.phase('aggregating');
     const completed = step_results.filter((step) => step.status === 'completed');
     const failed_steps = step_results.filter((step) => step.status !== 'completed').map((step) => step.step);
     const sources = [...new Set(completed.flatMap((step) => sourcesOf(step.result)))];
+    await run.artifact('sources', sources);
+    await run.phase('aggregating');
     let final_answer = '';
     const aggregateStarted = performance.now();
     if (completed.length > 0) {
