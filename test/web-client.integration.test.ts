@@ -203,6 +203,148 @@ describe('web client in Chromium', () => {
     }
   });
 
+  it('chats with the search agent in a thread the runtime stores, streaming the answer with its hits and sources', async () => {
+    const { page } = browser;
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    const runs: string[] = [];
+    const onRequest = (request: Request) => {
+      if (request.url().includes('/ui-api/copilotkit/')) runs.push(request.url());
+    };
+    page.on('request', onRequest);
+    await page.goto(`${webUrl}/chat?tenant=${encodeURIComponent(TENANT)}`);
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Chat');
+    await expect.poll(() => page.getByLabel('Agent').inputValue()).toBe('search_agent');
+    // Every enabled, implemented agent of the registry is offered.
+    const registry = (await call(runtime.url, 'GET', '/agents')).body as {
+      agents: { name: string; enabled: boolean; available: boolean }[];
+    };
+    const runnable = registry.agents.filter((a) => a.enabled && a.available).map((a) => a.name);
+    expect(await page.getByLabel('Agent').locator('option').allTextContents()).toEqual(runnable);
+
+    await page.getByLabel('Message').fill('radium polonium');
+    await page.getByLabel('Message').press('Enter');
+    const answer = page.locator('.chat-assistant').last();
+    await expect.poll(() => answer.getAttribute('aria-busy'), { timeout: 60_000 }).toBe('false');
+    expect(await answer.locator('.chat-answer').textContent()).toMatch(
+      /^Found 1 result:\s*1\. \[curie\.md\]/,
+    );
+    expect(
+      await answer.getByRole('list', { name: 'Hits' }).locator('.chat-hit-source').allTextContents(),
+    ).toEqual(['curie.md']);
+    expect(await answer.locator('.chat-sources cite').count()).toBeGreaterThan(0);
+    expect(runs.every((url) => url.endsWith('/ui-api/copilotkit/agent/search_agent/run'))).toBe(true);
+    expect(runs).toHaveLength(1);
+    // The thread is the runtime's: listed by /conversations, with the turn stored.
+    const threadId = new URL(page.url()).searchParams.get('thread')!;
+    expect(threadId).toMatch(/^web-/);
+    const thread = page
+      .getByRole('navigation', { name: 'Threads' })
+      .getByRole('button', { name: /radium polonium/ });
+    await thread.waitFor();
+    expect(await thread.getAttribute('aria-current')).toBe('true');
+    const stored = await call(
+      runtime.url,
+      'GET',
+      `/conversations/${threadId}?tenant_id=${encodeURIComponent(TENANT)}`,
+    );
+    expect(stored.body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant']);
+    await screenshot(page, '08-chat');
+    await expectAccessible(page, 'chat');
+
+    // A second turn whose stream breaks after the answer's first piece: the turn is mended from the stored
+    // thread, shown once, whole.
+    await page.route(
+      '**/ui-api/copilotkit/agent/*/run',
+      async (route: Route) => {
+        const whole = await (await route.fetch()).text();
+        const frames = whole.split('\n\n').filter((frame) => frame.trim() !== '');
+        const cut = frames.findIndex((frame) => frame.includes('TEXT_MESSAGE_CONTENT'));
+        await route.fulfill({
+          status: 200,
+          headers: { 'content-type': 'text/event-stream' },
+          body: `${frames.slice(0, cut + 1).join('\n\n')}\n\n`,
+        });
+      },
+      { times: 1 },
+    );
+    await page.getByLabel('Message').fill('Nobel Prize chemistry');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('.chat-assistant').count(), { timeout: 60_000 }).toBe(2);
+    await expect.poll(() => answer.getAttribute('aria-busy'), { timeout: 60_000 }).toBe('false');
+    const mended = await call(
+      runtime.url,
+      'GET',
+      `/conversations/${threadId}?tenant_id=${encodeURIComponent(TENANT)}`,
+    );
+    expect(mended.body.message_count).toBe(4);
+    await expect
+      .poll(async () =>
+        (await page.locator('.chat-assistant').last().locator('.chat-answer').textContent())?.replace(
+          /\s+/g,
+          '',
+        ),
+      )
+      .toBe(mended.body.messages[3].content.replace(/\s+/g, ''));
+    expect(await page.locator('.chat-user').allTextContents()).toEqual([
+      'You: radium polonium',
+      'You: Nobel Prize chemistry',
+    ]);
+
+    // A reload shows the stored thread, each turn once.
+    await page.reload();
+    await expect.poll(() => page.locator('.chat-assistant').count()).toBe(2);
+    expect(await page.locator('.chat-assistant .chat-agent').allTextContents()).toEqual([
+      'search_agent',
+      'search_agent',
+    ]);
+    page.off('request', onRequest);
+    expect(errors).toEqual([]);
+  });
+
+  it("shows the tenant's wiki pages and scheduled jobs", async () => {
+    const { page } = browser;
+    const saved = await call(runtime.url, 'POST', '/wiki/save', {
+      tenant_id: TENANT,
+      query: 'Who discovered radium?',
+      response: { answer: 'Marie Curie and Pierre Curie discovered radium in 1898.' },
+      entities: ['Marie Curie', 'Radium'],
+      agent_name: 'search_agent',
+    });
+    expect(saved.status).toBe(200);
+    const job = await call(runtime.url, 'POST', `/admin/tenant/${encodeURIComponent(TENANT)}/jobs`, {
+      name: 'Weekly radium digest',
+      schedule: '0 9 * * MON',
+      query: 'radium',
+      agent_name: 'search_agent',
+      post_actions: [{ type: 'wiki' }],
+    });
+    expect(job.status).toBe(201);
+
+    await page.goto(`${webUrl}/wiki?tenant=${encodeURIComponent(TENANT)}`);
+    const pages = page.getByRole('complementary', { name: 'Wiki pages' });
+    await pages.getByRole('link', { name: 'Marie Curie', exact: true }).click();
+    await expect.poll(() => page.locator('.wiki-title').textContent()).toBe('Marie Curie');
+    expect(new URL(page.url()).searchParams.get('page')).toBe(saved.body.topics[0]);
+    // Search the wiki with the keyboard.
+    await page.getByLabel('Search the wiki').fill('radium');
+    await page.getByLabel('Search the wiki').press('Enter');
+    await expect.poll(() => pages.locator('p[aria-live]').textContent()).toMatch(/\d+ pages? match/);
+    await pages.getByRole('link', { name: 'Radium', exact: true }).click();
+    await expect.poll(() => page.locator('.wiki-title').textContent()).toBe('Radium');
+    await screenshot(page, '09-wiki');
+    await expectAccessible(page, 'wiki');
+
+    await page.getByRole('link', { name: 'Jobs', exact: true }).click();
+    const row = page.getByRole('row', { name: /Weekly radium digest/ });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('0 9 * * MON');
+    expect(await row.textContent()).toContain('search_agent');
+    expect(await row.textContent()).toContain('not run yet');
+    await screenshot(page, '10-jobs');
+    await expectAccessible(page, 'jobs');
+  });
+
   it('resumes a job stream that breaks mid-way with Last-Event-ID, showing each event once', async () => {
     const { page } = browser;
     await page.goto(`${webUrl}/upload?tenant=${encodeURIComponent(TENANT)}`);

@@ -1,12 +1,14 @@
 /**
  * The web client server (document 3, "Web client server"): `/healthz`, the runtime's agent registry, the
  * allowlisted runtime routes under `/ui-api/runtime/*`, and the built client for everything else. It calls
- * the runtime directly, never through an ingress.
+ * the runtime directly, never through an ingress. Beside the allowlist: the tenant's jobs (read-only) and the
+ * chat runtime `/ui-api/copilotkit/*`, whose runs go to the runtime's `/ag-ui/{agent}` with harness keys.
  */
 import { log } from '@tessera/core';
 import { Hono } from 'hono';
 import { isForwarded } from './allowlist';
 import { type ClientEnv, serveClient } from './client';
+import { mountCopilotKit } from './copilotkit';
 import { createForwarder } from './forward';
 import type { HarnessKeys } from './harness-keys';
 
@@ -32,6 +34,26 @@ export function createWebApp(options: WebAppOptions): Hono<ClientEnv> {
 
   // The runtime's agent registry, `{agents: [...]}` as `GET /agents` answers it.
   app.get('/ui-api/agents', (c) => forward(c.req.raw, '/agents'));
+
+  // A tenant's scheduled jobs, read-only: the one admin route of the jobs the client shows. It is apart from
+  // `/ui-api/runtime/*`, whose list is exactly clarifications' (creating or deleting a job is not the
+  // browser's to do: the runtime's admin surface has no authentication).
+  app.get('/ui-api/jobs', (c) => {
+    const tenant = c.req.query('tenant_id');
+    if (!tenant || tenant.length > 200) {
+      return c.json(
+        { detail: [{ type: 'missing', loc: ['query', 'tenant_id'], msg: 'Field required', input: {} }] },
+        422,
+      );
+    }
+    return forward(c.req.raw, `/admin/tenant/${encodeURIComponent(tenant)}/jobs`);
+  });
+
+  mountCopilotKit(app, '/ui-api/copilotkit', {
+    runtimeUrl: options.runtimeUrl,
+    harnessKeys: options.harnessKeys,
+    fetch: options.fetch,
+  });
 
   app.all(`${RUNTIME_PREFIX}/*`, (c) => {
     const url = new URL(c.req.url);

@@ -80,7 +80,10 @@ export function runtimeUnavailable(): Response {
  * the answer mid-way, the browser's copy ends there: an event stream's `EventSource` then resumes with
  * `Last-Event-ID`, and any other answer is visibly cut short.
  */
-function passThrough(body: ReadableStream<Uint8Array>, signal: AbortSignal): ReadableStream<Uint8Array> {
+export function passThrough(
+  body: ReadableStream<Uint8Array>,
+  signal: AbortSignal,
+): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   return new ReadableStream<Uint8Array>(
     {
