@@ -11,10 +11,13 @@ import { type ClientEnv, serveClient } from './client';
 import { mountCopilotKit } from './copilotkit';
 import { createForwarder } from './forward';
 import type { HarnessKeys } from './harness-keys';
+import { runtimeTarget } from './targets';
 
 export interface WebAppOptions {
   /** The runtime's base URL (`TESSERA_RUNTIME_URL`). */
   runtimeUrl: string;
+  /** Runtime routes answered at their own base URL (`TESSERA_RUNTIME_STREAM_URLS`). */
+  streamUrls?: Record<string, string>;
   /** The built client; without it the server answers the API routes only. */
   clientDir?: string;
   /** Tenants' harness keys, for the chat runs of `/ui-api/copilotkit/*`. */
@@ -26,7 +29,8 @@ const RUNTIME_PREFIX = '/ui-api/runtime';
 
 export function createWebApp(options: WebAppOptions): Hono<ClientEnv> {
   const app = new Hono<ClientEnv>();
-  const forward = createForwarder(options.runtimeUrl, options.fetch);
+  const runtime = runtimeTarget(options.runtimeUrl, options.streamUrls);
+  const forward = createForwarder(runtime, options.fetch);
   const notFound = () => Response.json({ detail: 'Not Found' }, { status: 404 });
 
   // Liveness and readiness of this server alone: ok whatever the runtime's state.
@@ -50,7 +54,7 @@ export function createWebApp(options: WebAppOptions): Hono<ClientEnv> {
   });
 
   mountCopilotKit(app, '/ui-api/copilotkit', {
-    runtimeUrl: options.runtimeUrl,
+    runtime,
     harnessKeys: options.harnessKeys,
     fetch: options.fetch,
   });

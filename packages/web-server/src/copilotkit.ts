@@ -14,6 +14,7 @@ import { log } from '@tessera/core';
 import type { Context, Hono } from 'hono';
 import { forwardedResponseHeaders, passThrough, runtimeUnavailable } from './forward';
 import { HarnessKeyError, type HarnessKeys } from './harness-keys';
+import { type RuntimeTarget, runtimeTarget } from './targets';
 
 /** The CopilotKit runtime protocol version these routes answer as. */
 export const COPILOTKIT_PROTOCOL = '1.75.0';
@@ -22,7 +23,7 @@ export const MAX_RUN_BODY = 1024 * 1024;
 const AGENT_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
 export interface CopilotKitOptions {
-  runtimeUrl: string;
+  runtime: string | RuntimeTarget;
   harnessKeys?: HarnessKeys;
   fetch?: typeof fetch;
 }
@@ -67,14 +68,14 @@ function runTenant(body: unknown): string | undefined {
 }
 
 export function mountCopilotKit<E extends object>(app: Hono<E>, prefix: string, options: CopilotKitOptions) {
-  const base = options.runtimeUrl.replace(/\/+$/, '');
+  const target = typeof options.runtime === 'string' ? runtimeTarget(options.runtime) : options.runtime;
   const fetchImpl = options.fetch ?? fetch;
 
   // The agents a CopilotKit client may run: the registry's enabled, implemented ones.
   app.get(`${prefix}/info`, async (c: Context) => {
     let answer: Response;
     try {
-      answer = await fetchImpl(`${base}/agents`, { signal: c.req.raw.signal });
+      answer = await fetchImpl(`${target('GET', '/agents')}/agents`, { signal: c.req.raw.signal });
     } catch {
       return runtimeUnavailable();
     }
@@ -134,7 +135,7 @@ export function mountCopilotKit<E extends object>(app: Hono<E>, prefix: string, 
     }
     const keys = options.harnessKeys;
     const send = async (key: string) =>
-      fetchImpl(`${base}/ag-ui/${agent}`, {
+      fetchImpl(`${target('POST', `/ag-ui/${agent}`)}/ag-ui/${agent}`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
