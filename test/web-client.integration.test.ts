@@ -6,6 +6,7 @@
  * test/artifacts/web.
  */
 import { createServer } from 'node:net';
+import { openAIChat, startServer } from '@tessera/testing';
 import type { Page, Request, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessibilityViolations, type Browser, launchChromium, screenshot } from './support/browser';
@@ -214,16 +215,18 @@ describe('web client in Chromium', () => {
     page.on('request', onRequest);
     await page.goto(`${webUrl}/chat?tenant=${encodeURIComponent(TENANT)}`);
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Chat');
-    await expect.poll(() => page.getByLabel('Agent').inputValue()).toBe('search_agent');
+    await expect.poll(() => page.getByLabel('Agent', { exact: true }).inputValue()).toBe('search_agent');
     // Every enabled, implemented agent of the registry is offered.
     const registry = (await call(runtime.url, 'GET', '/agents')).body as {
       agents: { name: string; enabled: boolean; available: boolean }[];
     };
     const runnable = registry.agents.filter((a) => a.enabled && a.available).map((a) => a.name);
-    expect(await page.getByLabel('Agent').locator('option').allTextContents()).toEqual(runnable);
+    expect(await page.getByLabel('Agent', { exact: true }).locator('option').allTextContents()).toEqual(
+      runnable,
+    );
 
-    await page.getByLabel('Message').fill('radium polonium');
-    await page.getByLabel('Message').press('Enter');
+    await page.getByLabel('Message', { exact: true }).fill('radium polonium');
+    await page.getByLabel('Message', { exact: true }).press('Enter');
     const answer = page.locator('.chat-assistant').last();
     await expect.poll(() => answer.getAttribute('aria-busy'), { timeout: 60_000 }).toBe('false');
     expect(await answer.locator('.chat-answer').textContent()).toMatch(
@@ -268,7 +271,7 @@ describe('web client in Chromium', () => {
       },
       { times: 1 },
     );
-    await page.getByLabel('Message').fill('Nobel Prize chemistry');
+    await page.getByLabel('Message', { exact: true }).fill('Nobel Prize chemistry');
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('.chat-assistant').count(), { timeout: 60_000 }).toBe(2);
     await expect.poll(() => answer.getAttribute('aria-busy'), { timeout: 60_000 }).toBe('false');
@@ -300,6 +303,98 @@ describe('web client in Chromium', () => {
     ]);
     page.off('request', onRequest);
     expect(errors).toEqual([]);
+  });
+
+  it("shows an orchestration's plan with each agent's hits, and a coding agent's files, with the tenant's LLM", async () => {
+    const { page } = browser;
+    // The tenant's LLM on loopback (the one thing that cannot run here), speaking OpenAI's wire protocol.
+    const llm = await startServer(
+      openAIChat((request) => {
+        const schema = request.response_format!.json_schema!.name;
+        if (schema === 'orchestration_plan')
+          return {
+            content: {
+              steps: [
+                { agent_name: 'search_agent', query: 'radium discovery', depends_on: [] },
+                { agent_name: 'search_agent', query: 'Nobel Prize', depends_on: [] },
+              ],
+            },
+          };
+        if (schema === 'orchestration_answer')
+          return { content: { final_answer: 'Marie and Pierre Curie discovered radium in Paris.' } };
+        if (schema === 'code_files')
+          return {
+            content: {
+              files: [
+                {
+                  path: 'src/add.ts',
+                  language: 'ts',
+                  content: 'export const add = (a: number, b: number) => a + b;',
+                },
+              ],
+              explanation: 'One function.',
+            },
+          };
+        return { content: { summary: 'A summary.' } };
+      }),
+    );
+    const tenantLlm = `/admin/tenants/${encodeURIComponent(TENANT)}/config/llm`;
+    expect(
+      (await call(runtime.url, 'PUT', tenantLlm, { model: 'openai/planner', api_base: `${llm.url}/v1` }))
+        .status,
+    ).toBe(200);
+    try {
+      await page.goto(`${webUrl}/chat?tenant=${encodeURIComponent(TENANT)}&agent=orchestrator_agent`);
+      await page.getByRole('button', { name: 'New chat' }).click();
+      await expect
+        .poll(() => page.getByLabel('Agent', { exact: true }).inputValue())
+        .toBe('orchestrator_agent');
+      await page.getByLabel('Message', { exact: true }).fill('How was radium found?');
+      await page.getByLabel('Message', { exact: true }).press('Enter');
+      const answer = page.locator('.chat-assistant').last();
+      await expect.poll(() => answer.getAttribute('aria-busy'), { timeout: 90_000 }).toBe('false');
+      expect(await answer.locator('.chat-answer').textContent()).toBe(
+        'Marie and Pierre Curie discovered radium in Paris.',
+      );
+      const plan = answer.locator('.chat-plan');
+      expect(await plan.locator('summary').textContent()).toBe('Plan: 2 steps');
+      expect(await plan.locator('li > strong').allTextContents()).toEqual(['search_agent', 'search_agent']);
+      expect(
+        await plan
+          .getByRole('list', { name: 'Hits of search_agent' })
+          .first()
+          .locator('.chat-hit-source')
+          .allTextContents(),
+      ).toContain('curie.md');
+      // The thread keeps the user's question and the orchestrator's answer, not its sub-agents' calls.
+      const orchestrated = new URL(page.url()).searchParams.get('thread')!;
+      await expect
+        .poll(async () => {
+          const thread = await call(
+            runtime.url,
+            'GET',
+            `/conversations/${orchestrated}?tenant_id=${encodeURIComponent(TENANT)}`,
+          );
+          return thread.body.messages?.map((m: { role: string; agent?: string }) => m.agent ?? m.role);
+        })
+        .toEqual(['user', 'orchestrator_agent']);
+      await screenshot(page, '11-chat-orchestration');
+      await expectAccessible(page, 'orchestration');
+
+      await page.getByLabel('Agent', { exact: true }).selectOption('coding_agent');
+      await page.getByLabel('Message', { exact: true }).fill('Write an add function in TypeScript');
+      await page.getByRole('button', { name: 'Send' }).click();
+      const code = page.locator('.chat-assistant').last().locator('.chat-code');
+      await code.waitFor({ timeout: 60_000 });
+      expect(await code.locator('figcaption').textContent()).toBe('src/add.ts');
+      expect(await code.locator('code').textContent()).toBe(
+        'export const add = (a: number, b: number) => a + b;',
+      );
+      await screenshot(page, '12-chat-coding');
+    } finally {
+      await call(runtime.url, 'PUT', tenantLlm, { model: 'openai/none' });
+      await llm.close();
+    }
   });
 
   it("shows the tenant's wiki pages and scheduled jobs", async () => {

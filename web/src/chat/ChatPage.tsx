@@ -283,8 +283,8 @@ export default function ChatPage({ tenantId }: { tenantId: string }) {
       );
       // A stream that ended before the run did: the stored thread has the turn if the run got that far.
       update((turn) => (turn.state === 'running' ? { ...turn, state: 'cut' } : turn));
-      await loadThread(thread);
-      loadThreads();
+      // The composer is free again while the stored thread and the thread list refresh.
+      void loadThread(thread).then(loadThreads);
     } catch (error) {
       if (controller.signal.aborted) update((turn) => ({ ...turn, state: 'error', error: 'Stopped.' }));
       else update((turn) => ({ ...turn, state: 'error', error: (error as Error).message }));
