@@ -5,7 +5,10 @@
  * and the page says when the runtime is down and recovers when it returns. Screenshots go to
  * test/artifacts/web.
  */
+import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { openAIChat, startServer } from '@tessera/testing';
 import type { Page, Request, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -498,6 +501,53 @@ describe('web client in Chromium', () => {
     expect(await page.evaluate<number>('window.__longest')).toBeLessThan(1_500);
     await screenshot(page, '13-graph-100k');
   });
+
+  it('sends a 1 GB file straight to storage through the presigned route, showing its progress', async () => {
+    const { page } = browser;
+    const dir = mkdtempSync(path.join(tmpdir(), 'tessera-big-upload-'));
+    const file = path.join(dir, 'lecture.mp4');
+    // 1 GiB, sparse on disk: the browser reads and sends every byte.
+    const handle = openSync(file, 'w');
+    ftruncateSync(handle, 1024 ** 3);
+    closeSync(handle);
+    const sent: string[] = [];
+    const onRequest = (request: Request) => {
+      if (
+        request.method() === 'PUT' ||
+        new URL(request.url()).pathname === '/ui-api/runtime/ingestion/upload'
+      )
+        sent.push(`${request.method()} ${new URL(request.url()).pathname}`);
+    };
+    page.on('request', onRequest);
+    try {
+      await page.goto(`${webUrl}/upload?tenant=${encodeURIComponent(TENANT)}`);
+      await page.getByLabel('Choose files').setInputFiles(file);
+      const job = page.getByRole('listitem', { name: /^lecture\.mp4: / });
+      await job.waitFor();
+      expect(await job.locator('.job-meta').textContent()).toContain('1.0 GB · direct to storage');
+      // Progress while it goes: some bytes of the whole sent, then the upload done.
+      await expect
+        .poll(async () => (await job.getByRole('progressbar').getAttribute('aria-valuetext')) ?? '', {
+          timeout: 120_000,
+        })
+        .toMatch(/^([1-9]|[1-9]\d)% Uploading$/);
+      await screenshot(page, '14-upload-1gb');
+      await expect
+        .poll(() => job.getAttribute('aria-label'), { timeout: 300_000 })
+        .not.toBe('lecture.mp4: Uploading');
+      // One PUT to storage; nothing through the web server's upload route.
+      expect(sent).toHaveLength(1);
+      expect(sent[0]).toMatch(/^PUT \//);
+      expect(sent[0]).not.toContain('/ui-api/');
+      // Then the job runs and ends (these bytes are no video: it fails, saying so).
+      await expect
+        .poll(() => job.getAttribute('aria-label'), { timeout: 300_000 })
+        .toMatch(/^lecture\.mp4: (Complete|Failed)$/);
+    } finally {
+      page.off('request', onRequest);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 600_000);
 
   it('resumes a job stream that breaks mid-way with Last-Event-ID, showing each event once', async () => {
     const { page } = browser;
