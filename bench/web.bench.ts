@@ -4,18 +4,22 @@
  * stream (each event timed on a direct subscription and a forwarded one at once), and the web server's
  * memory idle, after page loads, and holding open streams. The web server runs as its own process
  * (`npm run web`), against a real runtime for the page loads and a loopback event source for the streams.
+ * And the web server's cold start as the Lambda function stacks/web.ts deploys: its bundle imported in a
+ * fresh Node process, then its first request.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { CHROMIUM } from '../test/support/browser';
 import { spawnRuntime } from '../test/support/runtime';
 
 const root = path.resolve(import.meta.dirname, '..');
+const execFileAsync = promisify(execFile);
 const FLAGS = [
   '--headless',
   '--no-sandbox',
@@ -59,6 +63,48 @@ function spawnWeb(runtimeUrl: string): Promise<{ url: string; child: ChildProces
     child.stderr.on('data', onData);
     child.once('exit', (code) => reject(new Error(`web server exited with ${code}:\n${output}`)));
   });
+}
+
+/** One cold start of the web server's Lambda bundle: import, first `/healthz`, and the process's RSS. */
+const COLD_START = `
+globalThis.awslambda = {
+  streamifyResponse: (handler) => handler,
+  HttpResponseStream: { from: (stream) => stream },
+};
+const { Writable } = await import('node:stream');
+const started = performance.now();
+const { webServer } = await import(process.argv[1]);
+const imported = performance.now();
+const sink = new Writable({ write(_chunk, _encoding, done) { done(); } });
+await webServer(
+  { version: '2.0', rawPath: '/healthz', rawQueryString: '', headers: { host: 'web' },
+    requestContext: { http: { method: 'GET', path: '/healthz', sourceIp: '127.0.0.1' } }, isBase64Encoded: false },
+  sink,
+  { getRemainingTimeInMillis: () => 900000 },
+);
+const answered = performance.now();
+const rss = Number(/VmRSS:\\s+(\\d+)/.exec((await import('node:fs')).readFileSync('/proc/self/status', 'utf8'))[1]) * 1024;
+process.stdout.write(JSON.stringify({ importMs: imported - started, firstMs: answered - imported, rss }));
+`;
+
+async function lambdaColdStarts(runs: number) {
+  const { bundleHandlerModules } = await import('@tessera/stacks');
+  const bundle = bundleHandlerModules(['web/server']).get('web/server')!;
+  const entry = path.join(bundle.dir, 'index.mjs');
+  const samples: { importMs: number; firstMs: number; rss: number; wallMs: number }[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      ['--input-type=module', '-e', COLD_START, entry],
+      {
+        cwd: bundle.dir,
+        env: { PATH: process.env.PATH ?? '', TESSERA_RUNTIME_URL: 'http://127.0.0.1:9' },
+      },
+    );
+    samples.push({ ...JSON.parse(stdout), wallMs: performance.now() - started });
+  }
+  return { bytes: bundle.bytes, samples };
 }
 
 /** The files the entry page loads before anything else: its script, styles and preloads (gzip, level 9). */
@@ -137,6 +183,18 @@ export async function webBench(): Promise<void> {
   for (const file of bundle.lazy)
     console.log(`  on demand   ${file.file}: ${kb(file.raw)} raw, ${kb(file.gzip)} gzip`);
   console.log(`  first page without the graph explorer: ${kb(firstGzip)} gzip (target ≤ 300 KB)`);
+
+  const cold = await lambdaColdStarts(10);
+  const of = (key: 'importMs' | 'firstMs' | 'wallMs') => cold.samples.map((sample) => sample[key]);
+  console.log(`web: the web server's Lambda bundle (${kb(cold.bytes)}), cold starts in fresh Node processes`);
+  console.log(
+    `  import: median ${percentile(of('importMs'), 50).toFixed(0)} ms, p95 ${percentile(of('importMs'), 95).toFixed(0)} ms; first request: median ${percentile(of('firstMs'), 50).toFixed(1)} ms; whole process (Node's start included): median ${percentile(of('wallMs'), 50).toFixed(0)} ms; RSS ${mb(
+      percentile(
+        cold.samples.map((s) => s.rss),
+        50,
+      ),
+    )}`,
+  );
 
   const runtime = await spawnRuntime({ env: { TESSERA_LOG_LEVEL: 'error' } });
   const source = await eventSource();

@@ -61,6 +61,13 @@ export {
 } from './settings';
 export { type BucketKey, createBucket, createTable, Storage, type TableKey } from './storage';
 export { composeTessera, MINIMIZE_POLICIES, type Tessera, type TesseraProps } from './tessera';
+export {
+  WEB_SERVER_HANDLER,
+  WEB_SERVER_MEMORY_MB,
+  WEB_SERVER_TIMEOUT_SECONDS,
+  Web,
+  type WebProps,
+} from './web';
 export { Workers, type WorkersProps } from './workers';
 export {
   PROVISION_ROUTE_HANDLER,

@@ -2,7 +2,7 @@
  * The whole of Tessera in one stack: storage, queues, the functions and what invokes them. sst.config.ts
  * (`sst deploy`) and app.ts (`cdk synth`, `cdk deploy`) both compose it.
  */
-import type { Stack } from 'aws-cdk-lib';
+import { NestedStack, type Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Api } from './api';
 import { Functions } from './functions';
@@ -12,6 +12,7 @@ import { Queues } from './queues';
 import { Schedules } from './schedules';
 import { checkMediaSettings, type FunctionSettings, type MediaSettings } from './settings';
 import { Storage } from './storage';
+import { Web, type WebProps } from './web';
 import { Workers } from './workers';
 import { Workflows } from './workflows';
 
@@ -22,6 +23,8 @@ export interface TesseraProps {
   settings?: FunctionSettings;
   /** Where media runs: default the media worker on Fargate and no GPU sidecars. */
   media?: MediaSettings;
+  /** The web client (S3 and CloudFront, its server a streaming function URL); `false`: none. */
+  web?: Omit<WebProps, 'api'> | false;
 }
 
 export interface Tessera {
@@ -37,6 +40,8 @@ export interface Tessera {
   media?: MediaWorker;
   /** The GPU sidecars, when any run. */
   sidecars?: InferenceSidecars;
+  /** The web client, unless it is off. */
+  web?: Web;
 }
 
 /** The CDK feature flag that merges a policy's statements of the same actions. */
@@ -63,6 +68,12 @@ export function composeTessera(stack: Stack, props: TesseraProps): Tessera {
   // Last of the functions: it gives the job schedules' group to every function that manages them.
   const jobs = new Jobs(stack, 'Jobs', { functions });
   const tessera: Tessera = { storage, queues, functions, api, workers, schedules, workflows, jobs };
+  // A nested stack of its own: one resource of the stack's 500, whatever the client's delivery needs.
+  if (props.web !== false)
+    tessera.web = new Web(new NestedStack(stack, 'WebStack', { description: 'Tessera web client' }), 'Web', {
+      api,
+      ...props.web,
+    });
   const mediaSettings = props.media ?? { worker: true, sidecars: [] };
   checkMediaSettings(mediaSettings, props.settings);
   if (!mediaSettings.worker) return tessera;

@@ -5,7 +5,11 @@
  * and the page says when the runtime is down and recovers when it returns. Screenshots go to
  * test/artifacts/web.
  */
+import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { openAIChat, startServer } from '@tessera/testing';
 import type { Page, Request, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessibilityViolations, type Browser, launchChromium, screenshot } from './support/browser';
@@ -95,7 +99,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (runtime) expect(await runtime.stop()).toBe(0);
+  if (runtime) expect(await runtime.stop(), runtime.output().slice(-3000)).toBe(0);
 });
 
 describe('web client in Chromium', () => {
@@ -202,6 +206,348 @@ describe('web client in Chromium', () => {
       await phone.close();
     }
   });
+
+  it('chats with the search agent in a thread the runtime stores, streaming the answer with its hits and sources', async () => {
+    const { page } = browser;
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    const runs: string[] = [];
+    const onRequest = (request: Request) => {
+      if (request.url().includes('/ui-api/copilotkit/')) runs.push(request.url());
+    };
+    page.on('request', onRequest);
+    await page.goto(`${webUrl}/chat?tenant=${encodeURIComponent(TENANT)}`);
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Chat');
+    await expect.poll(() => page.getByLabel('Agent', { exact: true }).inputValue()).toBe('search_agent');
+    // Every enabled, implemented agent of the registry is offered.
+    const registry = (await call(runtime.url, 'GET', '/agents')).body as {
+      agents: { name: string; enabled: boolean; available: boolean }[];
+    };
+    const runnable = registry.agents.filter((a) => a.enabled && a.available).map((a) => a.name);
+    expect(await page.getByLabel('Agent', { exact: true }).locator('option').allTextContents()).toEqual(
+      runnable,
+    );
+
+    await page.getByLabel('Message', { exact: true }).fill('radium polonium');
+    await page.getByLabel('Message', { exact: true }).press('Enter');
+    const answer = page.locator('.chat-assistant').last();
+    await expect.poll(() => answer.getAttribute('aria-busy'), { timeout: 60_000 }).toBe('false');
+    expect(await answer.locator('.chat-answer').textContent()).toMatch(
+      /^Found 1 result:\s*1\. \[curie\.md\]/,
+    );
+    expect(
+      await answer.getByRole('list', { name: 'Hits' }).locator('.chat-hit-source').allTextContents(),
+    ).toEqual(['curie.md']);
+    expect(await answer.locator('.chat-sources cite').count()).toBeGreaterThan(0);
+    expect(runs.every((url) => url.endsWith('/ui-api/copilotkit/agent/search_agent/run'))).toBe(true);
+    expect(runs).toHaveLength(1);
+    // The thread is the runtime's: listed by /conversations, with the turn stored.
+    const threadId = new URL(page.url()).searchParams.get('thread')!;
+    expect(threadId).toMatch(/^web-/);
+    const thread = page
+      .getByRole('navigation', { name: 'Threads' })
+      .getByRole('button', { name: /radium polonium/ });
+    await thread.waitFor();
+    expect(await thread.getAttribute('aria-current')).toBe('true');
+    const stored = await call(
+      runtime.url,
+      'GET',
+      `/conversations/${threadId}?tenant_id=${encodeURIComponent(TENANT)}`,
+    );
+    expect(stored.body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant']);
+    await screenshot(page, '08-chat');
+    await expectAccessible(page, 'chat');
+
+    // A second turn whose stream breaks after the answer's first piece: the turn is mended from the stored
+    // thread, shown once, whole.
+    await page.route(
+      '**/ui-api/copilotkit/agent/*/run',
+      async (route: Route) => {
+        const whole = await (await route.fetch()).text();
+        const frames = whole.split('\n\n').filter((frame) => frame.trim() !== '');
+        const cut = frames.findIndex((frame) => frame.includes('TEXT_MESSAGE_CONTENT'));
+        await route.fulfill({
+          status: 200,
+          headers: { 'content-type': 'text/event-stream' },
+          body: `${frames.slice(0, cut + 1).join('\n\n')}\n\n`,
+        });
+      },
+      { times: 1 },
+    );
+    await page.getByLabel('Message', { exact: true }).fill('Nobel Prize chemistry');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('.chat-assistant').count(), { timeout: 60_000 }).toBe(2);
+    await expect.poll(() => answer.getAttribute('aria-busy'), { timeout: 60_000 }).toBe('false');
+    const mended = await call(
+      runtime.url,
+      'GET',
+      `/conversations/${threadId}?tenant_id=${encodeURIComponent(TENANT)}`,
+    );
+    expect(mended.body.message_count).toBe(4);
+    await expect
+      .poll(async () =>
+        (await page.locator('.chat-assistant').last().locator('.chat-answer').textContent())?.replace(
+          /\s+/g,
+          '',
+        ),
+      )
+      .toBe(mended.body.messages[3].content.replace(/\s+/g, ''));
+    expect(await page.locator('.chat-user').allTextContents()).toEqual([
+      'You: radium polonium',
+      'You: Nobel Prize chemistry',
+    ]);
+
+    // A reload shows the stored thread, each turn once.
+    await page.reload();
+    await expect.poll(() => page.locator('.chat-assistant').count()).toBe(2);
+    expect(await page.locator('.chat-assistant .chat-agent').allTextContents()).toEqual([
+      'search_agent',
+      'search_agent',
+    ]);
+    page.off('request', onRequest);
+    expect(errors).toEqual([]);
+  });
+
+  it("shows an orchestration's plan with each agent's hits, and a coding agent's files, with the tenant's LLM", async () => {
+    const { page } = browser;
+    // The tenant's LLM on loopback (the one thing that cannot run here), speaking OpenAI's wire protocol.
+    const llm = await startServer(
+      openAIChat((request) => {
+        const schema = request.response_format!.json_schema!.name;
+        if (schema === 'orchestration_plan')
+          return {
+            content: {
+              steps: [
+                { agent_name: 'search_agent', query: 'radium discovery', depends_on: [] },
+                { agent_name: 'search_agent', query: 'Nobel Prize', depends_on: [] },
+              ],
+            },
+          };
+        if (schema === 'orchestration_answer')
+          return { content: { final_answer: 'Marie and Pierre Curie discovered radium in Paris.' } };
+        if (schema === 'code_files')
+          return {
+            content: {
+              files: [
+                {
+                  path: 'src/add.ts',
+                  language: 'ts',
+                  content: 'export const add = (a: number, b: number) => a + b;',
+                },
+              ],
+              explanation: 'One function.',
+            },
+          };
+        return { content: { summary: 'A summary.' } };
+      }),
+    );
+    const tenantLlm = `/admin/tenants/${encodeURIComponent(TENANT)}/config/llm`;
+    expect(
+      (await call(runtime.url, 'PUT', tenantLlm, { model: 'openai/planner', api_base: `${llm.url}/v1` }))
+        .status,
+    ).toBe(200);
+    try {
+      await page.goto(`${webUrl}/chat?tenant=${encodeURIComponent(TENANT)}&agent=orchestrator_agent`);
+      await page.getByRole('button', { name: 'New chat' }).click();
+      await expect
+        .poll(() => page.getByLabel('Agent', { exact: true }).inputValue())
+        .toBe('orchestrator_agent');
+      await page.getByLabel('Message', { exact: true }).fill('How was radium found?');
+      await page.getByLabel('Message', { exact: true }).press('Enter');
+      const answer = page.locator('.chat-assistant').last();
+      await expect.poll(() => answer.getAttribute('aria-busy'), { timeout: 90_000 }).toBe('false');
+      expect(await answer.locator('.chat-answer').textContent()).toBe(
+        'Marie and Pierre Curie discovered radium in Paris.',
+      );
+      const plan = answer.locator('.chat-plan');
+      expect(await plan.locator('summary').textContent()).toBe('Plan: 2 steps');
+      expect(await plan.locator('li > strong').allTextContents()).toEqual(['search_agent', 'search_agent']);
+      expect(
+        await plan
+          .getByRole('list', { name: 'Hits of search_agent' })
+          .first()
+          .locator('.chat-hit-source')
+          .allTextContents(),
+      ).toContain('curie.md');
+      // The thread keeps the user's question and the orchestrator's answer, not its sub-agents' calls.
+      const orchestrated = new URL(page.url()).searchParams.get('thread')!;
+      await expect
+        .poll(async () => {
+          const thread = await call(
+            runtime.url,
+            'GET',
+            `/conversations/${orchestrated}?tenant_id=${encodeURIComponent(TENANT)}`,
+          );
+          return thread.body.messages?.map((m: { role: string; agent?: string }) => m.agent ?? m.role);
+        })
+        .toEqual(['user', 'orchestrator_agent']);
+      await screenshot(page, '11-chat-orchestration');
+      await expectAccessible(page, 'orchestration');
+
+      await page.getByLabel('Agent', { exact: true }).selectOption('coding_agent');
+      await page.getByLabel('Message', { exact: true }).fill('Write an add function in TypeScript');
+      await page.getByRole('button', { name: 'Send' }).click();
+      const code = page.locator('.chat-assistant').last().locator('.chat-code');
+      await code.waitFor({ timeout: 60_000 });
+      expect(await code.locator('figcaption').textContent()).toBe('src/add.ts');
+      expect(await code.locator('code').textContent()).toBe(
+        'export const add = (a: number, b: number) => a + b;',
+      );
+      await screenshot(page, '12-chat-coding');
+    } finally {
+      await call(runtime.url, 'PUT', tenantLlm, { model: 'openai/none' });
+      await llm.close();
+    }
+  });
+
+  it("shows the tenant's wiki pages and scheduled jobs", async () => {
+    const { page } = browser;
+    const saved = await call(runtime.url, 'POST', '/wiki/save', {
+      tenant_id: TENANT,
+      query: 'Who discovered radium?',
+      response: { answer: 'Marie Curie and Pierre Curie discovered radium in 1898.' },
+      entities: ['Marie Curie', 'Radium'],
+      agent_name: 'search_agent',
+    });
+    expect(saved.status).toBe(200);
+    const job = await call(runtime.url, 'POST', `/admin/tenant/${encodeURIComponent(TENANT)}/jobs`, {
+      name: 'Weekly radium digest',
+      schedule: '0 9 * * MON',
+      query: 'radium',
+      agent_name: 'search_agent',
+      post_actions: [{ type: 'wiki' }],
+    });
+    expect(job.status).toBe(201);
+
+    await page.goto(`${webUrl}/wiki?tenant=${encodeURIComponent(TENANT)}`);
+    const pages = page.getByRole('complementary', { name: 'Wiki pages' });
+    await pages.getByRole('link', { name: 'Marie Curie', exact: true }).click();
+    await expect.poll(() => page.locator('.wiki-title').textContent()).toBe('Marie Curie');
+    expect(new URL(page.url()).searchParams.get('page')).toBe(saved.body.topics[0]);
+    // Search the wiki with the keyboard.
+    await page.getByLabel('Search the wiki').fill('radium');
+    await page.getByLabel('Search the wiki').press('Enter');
+    await expect.poll(() => pages.locator('p[aria-live]').textContent()).toMatch(/\d+ pages? match/);
+    await pages.getByRole('link', { name: 'Radium', exact: true }).click();
+    await expect.poll(() => page.locator('.wiki-title').textContent()).toBe('Radium');
+    await screenshot(page, '09-wiki');
+    await expectAccessible(page, 'wiki');
+
+    await page.getByRole('link', { name: 'Jobs', exact: true }).click();
+    const row = page.getByRole('row', { name: /Weekly radium digest/ });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('0 9 * * MON');
+    expect(await row.textContent()).toContain('search_agent');
+    expect(await row.textContent()).toContain('not run yet');
+    await screenshot(page, '10-jobs');
+    await expectAccessible(page, 'jobs');
+  });
+
+  it('keeps the graph explorer responsive for a tenant with 100,000 graph nodes and a hub of 10,000 neighbours', async () => {
+    const big = 'big:graph';
+    expect((await call(runtime.url, 'POST', '/admin/tenants', { tenant_id: big })).status).toBe(201);
+    const hubEvery = 10;
+    const batch = 10_000;
+    for (let start = 0; start < 100_000; start += batch) {
+      const nodes = Array.from({ length: batch }, (_, i) => ({
+        name: `Node ${start + i}`,
+        kind: 'entity',
+        label: 'Thing',
+      }));
+      const edges = nodes.map((node, i) => ({
+        // Every tenth node hangs off the hub, the others off the node before them.
+        source: (start + i) % hubEvery === 0 ? 'Hub' : `Node ${start + i - 1}`,
+        relation: 'links',
+        target: node.name,
+        evidence_span: `${node.name} links`,
+        segment_id: 'chunk_0',
+        ts_start: 0,
+        ts_end: 0,
+        modality: 'text',
+      }));
+      const body = { tenant_id: big, source_doc_id: `part-${start}`, nodes, edges };
+      if (start === 0)
+        body.nodes = [...nodes.slice(0, batch - 1), { name: 'Hub', kind: 'entity', label: 'Thing' }];
+      expect((await call(runtime.url, 'POST', '/graph/upsert', body)).status).toBe(200);
+    }
+    const stats = await call(runtime.url, 'GET', `/graph/stats?tenant_id=${encodeURIComponent(big)}`);
+    expect(stats.body.node_count).toBeGreaterThanOrEqual(100_000);
+
+    const { page } = browser;
+    await page.goto(`${webUrl}/graph?tenant=${encodeURIComponent(big)}`);
+    // The longest task the main thread runs from here on.
+    await page.evaluate(`window.__longest = 0; new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) window.__longest = Math.max(window.__longest, entry.duration);
+    }).observe({ type: 'longtask' })`);
+    await page.locator('.graph-canvas canvas').first().waitFor({ timeout: 60_000 });
+    const found = page.getByRole('complementary', { name: 'Find nodes' });
+    await found.getByRole('button', { name: 'Hub', exact: true }).click({ timeout: 60_000 });
+    const selected = page.getByRole('complementary', { name: 'Selected node and shown nodes' });
+    const more = selected.getByRole('button', { name: /^Load 25 more \(\d+ not shown\)$/ });
+    await more.waitFor({ timeout: 60_000 });
+    const before = Number(/\((\d+) not shown\)/.exec((await more.textContent())!)![1]);
+    expect(before).toBeGreaterThan(9_000);
+    // A page more: the view grows by a page of 25 (the hub may have opened expanded already), the rest stays
+    // on the server's answer, and the page still answers.
+    await more.click();
+    await expect
+      .poll(async () => Number(/\((\d+) not shown\)/.exec((await more.textContent()) ?? '')?.[1]))
+      .toBeLessThanOrEqual(before - 25);
+    const started = Date.now();
+    await page.getByLabel('From').fill('Node 1');
+    expect(await page.getByLabel('From').inputValue()).toBe('Node 1');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // No task held the main thread for long (a loaded machine, so a wide margin: a frozen page takes seconds).
+    expect(await page.evaluate<number>('window.__longest')).toBeLessThan(1_500);
+    await screenshot(page, '13-graph-100k');
+  });
+
+  it('sends a 1 GB file straight to storage through the presigned route, showing its progress', async () => {
+    const { page } = browser;
+    const dir = mkdtempSync(path.join(tmpdir(), 'tessera-big-upload-'));
+    const file = path.join(dir, 'lecture.mp4');
+    // 1 GiB, sparse on disk: the browser reads and sends every byte.
+    const handle = openSync(file, 'w');
+    ftruncateSync(handle, 1024 ** 3);
+    closeSync(handle);
+    const sent: string[] = [];
+    const onRequest = (request: Request) => {
+      if (
+        request.method() === 'PUT' ||
+        new URL(request.url()).pathname === '/ui-api/runtime/ingestion/upload'
+      )
+        sent.push(`${request.method()} ${new URL(request.url()).pathname}`);
+    };
+    page.on('request', onRequest);
+    try {
+      await page.goto(`${webUrl}/upload?tenant=${encodeURIComponent(TENANT)}`);
+      await page.getByLabel('Choose files').setInputFiles(file);
+      const job = page.getByRole('listitem', { name: /^lecture\.mp4: / });
+      await job.waitFor();
+      expect(await job.locator('.job-meta').textContent()).toContain('1.0 GB · direct to storage');
+      // Progress while it goes: some bytes of the whole sent, then the upload done.
+      await expect
+        .poll(async () => (await job.getByRole('progressbar').getAttribute('aria-valuetext')) ?? '', {
+          timeout: 120_000,
+        })
+        .toMatch(/^([1-9]|[1-9]\d)% Uploading$/);
+      await screenshot(page, '14-upload-1gb');
+      await expect
+        .poll(() => job.getAttribute('aria-label'), { timeout: 300_000 })
+        .not.toBe('lecture.mp4: Uploading');
+      // One PUT to storage; nothing through the web server's upload route.
+      expect(sent).toHaveLength(1);
+      expect(sent[0]).toMatch(/^PUT \//);
+      expect(sent[0]).not.toContain('/ui-api/');
+      // Then the job runs and ends (these bytes are no video: it fails, saying so).
+      await expect
+        .poll(() => job.getAttribute('aria-label'), { timeout: 300_000 })
+        .toMatch(/^lecture\.mp4: (Complete|Failed)$/);
+    } finally {
+      page.off('request', onRequest);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 600_000);
 
   it('resumes a job stream that breaks mid-way with Last-Event-ID, showing each event once', async () => {
     const { page } = browser;

@@ -192,9 +192,11 @@ describe('cdk synth (integration)', () => {
   });
 
   it("writes the stack SST deploys, under SST's name, offline, with a stage that is no resource prefix", () => {
-    expect(readdirSync(out).filter((file) => file.endsWith('.template.json'))).toEqual([
-      `${stage}-tessera-Tessera.template.json`,
-    ]);
+    // The stack, and the web client's nested stack.
+    const templates = readdirSync(out).filter((file) => file.endsWith('.template.json'));
+    expect(templates).toHaveLength(2);
+    expect(templates).toContain(`${stage}-tessera-Tessera.template.json`);
+    expect(templates.some((file) => /WebStack.*\.nested\.template\.json$/.test(file))).toBe(true);
     const functions = Object.values(template.Resources).filter(
       (resource) => resource.Type === 'AWS::Lambda::Function',
     );

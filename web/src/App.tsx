@@ -9,11 +9,18 @@ import { UploadPage } from './upload/UploadPage';
 
 // sigma and graphology load with the explorer, not with the first page.
 const GraphPage = lazy(() => import('./graph/GraphPage'));
+// The chat, the wiki and the jobs load when their page opens, keeping the first page small.
+const ChatPage = lazy(() => import('./chat/ChatPage'));
+const WikiPage = lazy(() => import('./wiki/WikiPage'));
+const JobsPage = lazy(() => import('./jobs/JobsPage'));
 
 const PAGES = [
   { path: '/search', label: 'Search' },
+  { path: '/chat', label: 'Chat' },
   { path: '/upload', label: 'Upload' },
   { path: '/graph', label: 'Knowledge graph' },
+  { path: '/wiki', label: 'Wiki' },
+  { path: '/jobs', label: 'Jobs' },
 ] as const;
 
 function RuntimeBanner() {
@@ -21,7 +28,7 @@ function RuntimeBanner() {
   if (state !== 'down') return null;
   return (
     <div className="banner" role="alert">
-      <strong>The runtime is not answering.</strong> Search, uploads and the graph are paused; this page
+      <strong>The runtime is not answering.</strong> Search, chat, uploads and the graph are paused; this page
       reconnects by itself as soon as it is back.
     </div>
   );
@@ -70,12 +77,20 @@ export function App() {
   else if (!tenantId) content = <ChooseTenant />;
   else if (page === '/search') content = <SearchPage key={tenantId} tenantId={tenantId} />;
   else if (page === '/upload') content = <UploadPage key={tenantId} tenantId={tenantId} />;
-  else
+  else if (page === '/graph')
     content = (
       <Suspense fallback={<p className="loading">Loading the graph explorer…</p>}>
         <GraphPage key={tenantId} tenantId={tenantId} />
       </Suspense>
     );
+  else {
+    const Page = page === '/chat' ? ChatPage : page === '/wiki' ? WikiPage : JobsPage;
+    content = (
+      <Suspense fallback={<p className="loading">Loading…</p>}>
+        <Page key={tenantId} tenantId={tenantId} />
+      </Suspense>
+    );
+  }
 
   return (
     <>

@@ -3,7 +3,7 @@
  * the bundle). Every failure becomes an `ApiError` whose message is the answer's `detail`, and a 502
  * `Runtime unavailable` or a network failure tells the runtime-status store.
  */
-import type { Graph, Health, Ingestion, Organizations, Search } from '@tessera/api';
+import type { Agents, Chat, Graph, Health, Ingestion, Jobs, Organizations, Search, Wiki } from '@tessera/api';
 import { reportRuntime } from './runtime-status';
 
 export const RUNTIME = '/ui-api/runtime';
@@ -104,7 +104,25 @@ export const api = {
     request<Graph.GraphPath>(
       `${RUNTIME}/graph/path?tenant_id=${q(tenantId)}&source=${q(source)}&target=${q(target)}&max_depth=${maxDepth}`,
     ),
+  agents: () => request<Agents.AgentList>('/ui-api/agents'),
+  conversations: (tenantId: string) =>
+    request<{ threads: Chat.ConversationThread[] }>(`${RUNTIME}/conversations?tenant_id=${q(tenantId)}`),
+  conversation: (tenantId: string, contextId: string) =>
+    request<Chat.Conversation>(`${RUNTIME}/conversations/${q(contextId)}?tenant_id=${q(tenantId)}`),
+  wikiIndex: (tenantId: string) => request<Wiki.WikiIndex>(`${RUNTIME}/wiki/index?tenant_id=${q(tenantId)}`),
+  wikiPage: (tenantId: string, slug: string) =>
+    request<Wiki.WikiPage>(`${RUNTIME}/wiki/topic/${q(slug)}?tenant_id=${q(tenantId)}`),
+  wikiSearch: (tenantId: string, query: string, signal?: AbortSignal) =>
+    request<Wiki.SearchResult>(`${RUNTIME}/wiki/search`, {
+      ...json({ tenant_id: tenantId, query, top_k: 10 }),
+      signal,
+    }),
+  jobs: (tenantId: string) =>
+    request<{ jobs: Jobs.Job[]; total_count: number }>(`/ui-api/jobs?tenant_id=${q(tenantId)}`),
 };
+
+/** Where a chat run goes: the web server's chat runtime, which sends it to the runtime's `/ag-ui/{agent}`. */
+export const chatRunUrl = (agent: string) => `/ui-api/copilotkit/agent/${q(agent)}/run`;
 
 export const ingestionEventsUrl = (jobId: string, fromOffset?: number) =>
   `${RUNTIME}/events/ingestion/${q(jobId)}${fromOffset === undefined ? '' : `?from_offset=${fromOffset}`}`;

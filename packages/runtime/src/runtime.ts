@@ -49,7 +49,7 @@ export async function startRuntime(): Promise<Runtime> {
   }
 
   let server: Server | undefined;
-  let stopScheduler = () => {};
+  let stopScheduler = async () => {};
   let stopPollers = async () => {};
   try {
     if (runtimeEnv.cloud !== 'aws') await provisionResources();
@@ -98,9 +98,8 @@ export async function startRuntime(): Promise<Runtime> {
     if (runtimeEnv.scheduler === 'on') {
       const stopSchedules = startScheduler(schedules);
       const stopTickers = startTickers(tickers);
-      stopScheduler = () => {
-        stopSchedules();
-        stopTickers();
+      stopScheduler = async () => {
+        await Promise.all([stopSchedules(), stopTickers()]);
       };
     }
     if (runtimeEnv.queueWorkers === 'on') {
@@ -135,7 +134,7 @@ export async function startRuntime(): Promise<Runtime> {
     url: `http://${runtimeEnv.host}:${address.port}`,
     emulatorUrl: emulators?.gateway,
     async stop() {
-      stopScheduler();
+      await stopScheduler();
       await stopPollers();
       await new Promise<void>((resolve) => {
         listening.close(() => resolve());

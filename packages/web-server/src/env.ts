@@ -15,6 +15,21 @@ const schema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   /** The runtime's base URL, including any ingress prefix; the server calls it directly. */
   TESSERA_RUNTIME_URL: z.string().url().default('http://localhost:28000'),
+  /**
+   * Runtime routes served at their own base URL (`{"POST /ag-ui/{agent}": "https://…"}`): in AWS, the
+   * response-streaming routes are function URLs, not routes of the HTTP API. Default: none.
+   */
+  TESSERA_RUNTIME_STREAM_URLS: z
+    .string()
+    .default('{}')
+    .transform((text, ctx) => {
+      try {
+        return z.record(z.string().regex(/^[A-Z]+ \/\S*$/), z.string().url()).parse(JSON.parse(text));
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'a JSON object of "METHOD /path" to base URLs' });
+        return z.NEVER;
+      }
+    }),
   /** Lifetime of the harness keys minted for tenants' runs, in seconds. */
   TESSERA_WEB_HARNESS_KEY_TTL_S: z.coerce.number().int().min(1).max(604_800).default(3600),
   /** The built client (`npm run build -w web`); served for every path outside the API. */

@@ -6,6 +6,7 @@
  */
 
 import { log } from '@tessera/core';
+import { type RuntimeTarget, runtimeTarget } from './targets';
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1), dropped in both directions. */
 const HOP_BY_HOP = new Set([
@@ -80,7 +81,10 @@ export function runtimeUnavailable(): Response {
  * the answer mid-way, the browser's copy ends there: an event stream's `EventSource` then resumes with
  * `Last-Event-ID`, and any other answer is visibly cut short.
  */
-function passThrough(body: ReadableStream<Uint8Array>, signal: AbortSignal): ReadableStream<Uint8Array> {
+export function passThrough(
+  body: ReadableStream<Uint8Array>,
+  signal: AbortSignal,
+): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   return new ReadableStream<Uint8Array>(
     {
@@ -104,10 +108,14 @@ function passThrough(body: ReadableStream<Uint8Array>, signal: AbortSignal): Rea
 
 export type Forward = (request: Request, pathAndQuery: string) => Promise<Response>;
 
-/** A forwarder to the runtime at `runtimeUrl` (its base URL, including any ingress prefix). */
-export function createForwarder(runtimeUrl: string, fetchImpl: typeof fetch = fetch): Forward {
-  const base = runtimeUrl.replace(/\/+$/, '');
+/**
+ * A forwarder to the runtime at `runtime`: its base URL (including any ingress prefix), or where each of its
+ * routes is answered.
+ */
+export function createForwarder(runtime: string | RuntimeTarget, fetchImpl: typeof fetch = fetch): Forward {
+  const target = typeof runtime === 'string' ? runtimeTarget(runtime) : runtime;
   return async (request, pathAndQuery) => {
+    const base = target(request.method, pathAndQuery);
     const hasBody = request.method !== 'GET' && request.method !== 'HEAD' && request.body !== null;
     let upstream: Response;
     try {

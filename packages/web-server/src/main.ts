@@ -11,6 +11,7 @@ try {
     host: webEnv.host,
     runtimeUrl: webEnv.runtimeUrl,
     harnessKeyTtlS: webEnv.webHarnessKeyTtlS,
+    streamUrls: webEnv.runtimeStreamUrls,
     clientDir: webEnv.webClientDir,
   });
   process.stdout.write(`Tessera web client on ${server.url} (runtime ${webEnv.runtimeUrl})\n`);

@@ -11,6 +11,8 @@ export interface WebServerOptions {
   host: string;
   runtimeUrl: string;
   harnessKeyTtlS: number;
+  /** Runtime routes answered at their own base URL (`TESSERA_RUNTIME_STREAM_URLS`). */
+  streamUrls?: Record<string, string>;
   clientDir?: string;
 }
 
@@ -23,7 +25,12 @@ export interface WebServer {
 
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
   const harnessKeys = new HarnessKeys({ runtimeUrl: options.runtimeUrl, ttlSeconds: options.harnessKeyTtlS });
-  const app = createWebApp({ runtimeUrl: options.runtimeUrl, clientDir: options.clientDir, harnessKeys });
+  const app = createWebApp({
+    runtimeUrl: options.runtimeUrl,
+    streamUrls: options.streamUrls,
+    clientDir: options.clientDir,
+    harnessKeys,
+  });
   // The runtime may share this process (`npm start`): its globals stay Node's own.
   const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: false }) as Server;
   await new Promise<void>((resolve, reject) => {

@@ -7,6 +7,7 @@ describe('readWebEnv', () => {
       port: 4000,
       host: '127.0.0.1',
       runtimeUrl: 'http://localhost:28000',
+      runtimeStreamUrls: {},
       webHarnessKeyTtlS: 3600,
       webClientDir: defaultClientDir,
     });

@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startWebServer, type WebServer, type WebServerOptions } from '../src/server';
 
 export interface Seen {
   method: string;
@@ -69,4 +70,12 @@ export async function closedPort(): Promise<string> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return `http://127.0.0.1:${port}`;
+}
+
+/** A web server on a loopback port in front of `runtimeUrl`. */
+export function loopbackWebServer(
+  runtimeUrl: string,
+  options: Partial<WebServerOptions> = {},
+): Promise<WebServer> {
+  return startWebServer({ port: 0, host: '127.0.0.1', runtimeUrl, harnessKeyTtlS: 600, ...options });
 }

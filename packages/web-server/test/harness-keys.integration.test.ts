@@ -1,8 +1,7 @@
 /** Harness keys against a loopback runtime speaking the mint and revoke contract. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { HarnessKeyError, HarnessKeys } from '../src/harness-keys';
-import { startWebServer } from '../src/server';
-import { closedPort, type FakeRuntime, json, startFakeRuntime } from './fake-runtime';
+import { closedPort, type FakeRuntime, json, loopbackWebServer, startFakeRuntime } from './fake-runtime';
 
 interface KeyRuntime extends FakeRuntime {
   mints: { tenant_id: string; ttl: number }[];
@@ -165,12 +164,7 @@ describe('web server stop', () => {
   it('revokes the harness keys the server minted', async () => {
     const runtime = await keyRuntime();
     cleanup.push(() => runtime.close());
-    const web = await startWebServer({
-      port: 0,
-      host: '127.0.0.1',
-      runtimeUrl: runtime.url,
-      harnessKeyTtlS: 600,
-    });
+    const web = await loopbackWebServer(runtime.url);
     await web.harnessKeys.keyFor('acme:prod');
     await web.harnessKeys.keyFor('acme:dev');
     expect(runtime.live.size).toBe(2);
@@ -182,12 +176,7 @@ describe('web server stop', () => {
   it('stops promptly when the runtime cannot revoke, leaving the keys to expire', async () => {
     const runtime = await keyRuntime();
     cleanup.push(() => runtime.close());
-    const web = await startWebServer({
-      port: 0,
-      host: '127.0.0.1',
-      runtimeUrl: runtime.url,
-      harnessKeyTtlS: 600,
-    });
+    const web = await loopbackWebServer(runtime.url);
     await web.harnessKeys.keyFor('acme:prod');
     await runtime.close();
     const started = performance.now();

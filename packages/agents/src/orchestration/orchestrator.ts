@@ -130,6 +130,8 @@ async function runStep(run: AgentRun, planned: Plan, index: number, done: StepRe
   const entry = run.agents.find((agent) => agent.name === step.agent_name)!;
   const context: ProcessContext = { ...run.context, tenant_id: run.context.tenant_id };
   delete context.workflow_id;
+  // A sub-agent's call is no turn of the user's conversation: only the orchestrator's answer is stored.
+  delete context.context_id;
   if (run.workflowId) context.orchestration_id = run.workflowId;
   if (TEXT_AGENTS.has(step.agent_name) && step.depends_on.length > 0) {
     context.text = step.depends_on
