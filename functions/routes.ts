@@ -207,6 +207,12 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/admin/tenant/{tenant}/jobs/{job_id}', handler: 'http/jobs.getJob' },
   { method: 'DELETE', path: '/admin/tenant/{tenant}/jobs/{job_id}', handler: 'http/jobs.deleteJob' },
   { method: 'GET', path: '/admin/tenant/{tenant}/outbound', handler: 'http/jobs.listOutbound' },
+
+  { method: 'POST', path: '/admin/messaging/invite', handler: 'http/messaging.invite' },
+  { method: 'POST', path: '/admin/messaging/register', handler: 'http/messaging.register' },
+  { method: 'GET', path: '/admin/messaging/resolve', handler: 'http/messaging.resolve' },
+  { method: 'GET', path: '/admin/messaging/outbound/drain', handler: 'http/messaging.drain' },
+  { method: 'POST', path: '/messaging/send', handler: 'http/messaging.send' },
   // Chat answers JSON or, with `stream: true`, server-sent events: a response-streaming function (a function
   // URL in AWS, like the event streams), whose run may outlive API Gateway's 30 s.
   {

@@ -80,6 +80,7 @@ const TENANT_REMOVAL: StoreGrants = {
     outboundMessages: 'readWrite',
     conversations: 'readWrite',
     harnessKeys: 'readWrite',
+    messaging: 'readWrite',
   },
   buckets: { search: 'readWrite', uploads: 'readWrite' },
 };
@@ -215,6 +216,12 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
     },
     buckets: { search: 'readWrite' },
   },
+  // Invites, registrations (claim, map, consume) and the drain's takes are writes; every route but resolve and
+  // drain guards its tenant.
+  'http/messaging': {
+    tables: { ...TENANCY_READ, ...TRACED, messaging: 'readWrite', outboundMessages: 'readWrite' },
+    buckets: { search: 'read' },
+  },
   // Upserts write the tenant's graph tables.
   'http/graph': {
     tables: { ...TENANCY_READ, ...TRACED },
@@ -267,6 +274,8 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
       taskEvents: 'readWrite',
       profiles: 'read',
       provisioning: 'readWrite',
+      messaging: 'read',
+      outboundMessages: 'readWrite',
     },
     buckets: { uploads: 'read', search: 'read' },
   },
@@ -280,6 +289,9 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
       taskEvents: 'readWrite',
       profiles: 'read',
       provisioning: 'readWrite',
+      // The notify step queues its message for the tenant's linked chats, when it has any.
+      messaging: 'read',
+      outboundMessages: 'readWrite',
     },
     buckets: { uploads: 'readWrite', search: 'readWrite' },
   },

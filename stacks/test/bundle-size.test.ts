@@ -46,6 +46,7 @@ const BUDGETS_MB: Record<string, number> = {
   'workers/jobs': 5.55,
   'http/chat': 5.25,
   'http/ag-ui': 5.45,
+  'http/messaging': 3.5,
 };
 
 /** Every handler module the route table names: routes, the fallback, schedules and queue workers. */

@@ -25,6 +25,7 @@ export { Actor, MediaType, NodeRef, ProfileName, TaskId } from './ids';
 export * as Ingestion from './ingestion';
 export * as Jobs from './jobs';
 export * as Memories from './memories';
+export * as Messaging from './messaging';
 export * as OpenApi from './openapi-route';
 export * as Organizations from './organizations';
 export { queryBoolean, queryInt } from './params';

@@ -9,6 +9,7 @@ import * as Health from './health';
 import * as Ingestion from './ingestion';
 import * as Jobs from './jobs';
 import * as Memories from './memories';
+import * as Messaging from './messaging';
 import * as OpenApi from './openapi-route';
 import * as Organizations from './organizations';
 import * as Profiles from './profiles';
@@ -85,6 +86,11 @@ export const contracts: readonly RouteContract[] = [
   Jobs.getJob,
   Jobs.deleteJob,
   Jobs.listOutbound,
+  Messaging.invite,
+  Messaging.register,
+  Messaging.resolve,
+  Messaging.drain,
+  Messaging.send,
   Chat.chatCompletions,
   Chat.listConversations,
   Chat.getConversation,

@@ -12,6 +12,7 @@ import {
   jobRepositoryContract,
   jobStoreContract,
   memoryStoreContract,
+  messagingStoreContract,
   outboundStoreContract,
   profileStoreContract,
   searchBackendContract,
@@ -31,6 +32,7 @@ import {
   InMemoryJobRepository,
   InMemoryJobStore,
   InMemoryMemoryStore,
+  InMemoryMessagingStore,
   InMemoryOutboundStore,
   InMemoryProfileStore,
   InMemorySearchBackend,
@@ -98,5 +100,6 @@ wikiStoreContract('InMemoryWikiStore', () => ({
 
 jobStoreContract('InMemoryJobStore', () => new InMemoryJobStore());
 outboundStoreContract('InMemoryOutboundStore', () => new InMemoryOutboundStore());
+messagingStoreContract('InMemoryMessagingStore', () => new InMemoryMessagingStore());
 conversationStoreContract('InMemoryConversationStore', () => new InMemoryConversationStore());
 harnessKeyStoreContract('InMemoryHarnessKeyStore', () => new InMemoryHarnessKeyStore());

@@ -8,8 +8,9 @@ export { InMemoryConfigStore } from './config-store';
 export { type FakeDomains, fakeDomains, TestClock } from './domains';
 export { InMemoryGraphStore } from './graph-store';
 export { InMemoryBlobStore, InMemoryJobQueue, InMemoryJobRepository } from './ingestion';
-export { InMemoryJobStore, InMemoryOutboundStore, RecordingSchedules } from './jobs';
+export { InMemoryJobStore, RecordingSchedules } from './jobs';
 export { InMemoryInstructionsStore, InMemoryMemoryStore } from './memories';
+export { InMemoryMessagingStore, InMemoryOutboundStore } from './messaging';
 export { InMemoryProfileStore } from './profile-store';
 export {
   InMemoryContentIndex,
