@@ -281,6 +281,22 @@ export const jobRunFunction = {
 } as const satisfies StepFunctionDef;
 
 /**
+ * The Telegram gateway in AWS (webhook mode, composed when the deployment names the bot token's secret): the
+ * function URL Telegram posts updates to, answering within a second, and the worker of the FIFO queue it
+ * hands them to (stacks/telegram.ts). Locally the gateway is its own process (`npm run gateway`).
+ */
+export const telegramFunctions = {
+  webhook: { name: 'telegram-webhook', handler: 'workers/telegram.webhook', timeoutSeconds: 10 },
+  worker: {
+    name: 'telegram-worker',
+    handler: 'workers/telegram.processUpdates',
+    // A batch of one chat's updates, each an agent's answer (the runtime's API answers within 30 s).
+    timeoutSeconds: 300,
+    memoryMb: 512,
+  },
+} as const satisfies Record<string, StepFunctionDef>;
+
+/**
  * Work the local runtime repeats every `everyMs` in place of an AWS service: the ticker that fires due jobs
  * from the job store where no EventBridge Scheduler schedule exists for them.
  */

@@ -222,6 +222,8 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
     tables: { ...TENANCY_READ, ...TRACED, messaging: 'readWrite', outboundMessages: 'readWrite' },
     buckets: { search: 'read' },
   },
+  // The Telegram webhook records each update id (the worker calls the runtime's API over HTTP only).
+  'workers/telegram': { tables: { messaging: 'readWrite' } },
   // Upserts write the tenant's graph tables.
   'http/graph': {
     tables: { ...TENANCY_READ, ...TRACED },

@@ -57,3 +57,15 @@ export function gatewaySettings(source: Record<string, string | undefined> = pro
     apiRoot: env.telegramApiRoot.replace(/\/+$/, ''),
   };
 }
+
+const intakeSchema = z.object({
+  TELEGRAM_WEBHOOK_SECRET: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/, '1 to 256 letters, digits, _ or -'),
+  /** The FIFO queue the webhook function hands updates to (set by the stacks). */
+  TESSERA_TELEGRAM_UPDATES_QUEUE_URL: z.url(),
+});
+
+/** The webhook intake's settings in AWS: the secret Telegram sends back, and the updates queue. */
+export function webhookIntakeSettings(source: Record<string, string | undefined> = process.env) {
+  const env = parseEnv('telegram webhook', intakeSchema, source);
+  return { secret: env.telegramWebhookSecret, queueUrl: env.telegramUpdatesQueueUrl };
+}

@@ -1,5 +1,5 @@
 export { createBot, PHOTO_CAP_BYTES, PLATFORM, RESOLVE_TTL_MS, sendText } from './bot';
-export { type GatewaySettings, gatewaySettings } from './env';
+export { type GatewaySettings, gatewaySettings, webhookIntakeSettings } from './env';
 export { escapeMarkdown, MESSAGE_LIMIT, resultText, splitEscaped } from './format';
 export { PARALLEL_UPDATES, type RunningGateway, startGateway } from './gateway';
 export { OutboundLoop, type Pending, SEND_ATTEMPTS } from './outbound';

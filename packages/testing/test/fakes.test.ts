@@ -18,6 +18,7 @@ import {
   searchBackendContract,
   taskEventsContract,
   tenancyStoreContract,
+  updateLogContract,
   wikiStoreContract,
 } from '../src/contracts/index';
 import {
@@ -39,6 +40,7 @@ import {
   InMemorySearchDatabase,
   InMemoryTaskEvents,
   InMemoryTenancyStore,
+  InMemoryUpdateLog,
   InMemoryWikiStore,
   schemaCatalog,
 } from '../src/fakes/index';
@@ -103,3 +105,4 @@ outboundStoreContract('InMemoryOutboundStore', () => new InMemoryOutboundStore()
 messagingStoreContract('InMemoryMessagingStore', () => new InMemoryMessagingStore());
 conversationStoreContract('InMemoryConversationStore', () => new InMemoryConversationStore());
 harnessKeyStoreContract('InMemoryHarnessKeyStore', () => new InMemoryHarnessKeyStore());
+updateLogContract('InMemoryUpdateLog', () => new InMemoryUpdateLog());

@@ -18,4 +18,5 @@ export { searchBackendContract } from './search-backend';
 export { contractClock, refusal, unique } from './support';
 export { taskEventsContract } from './task-events';
 export { tenancyStoreContract } from './tenancy-store';
+export { updateLogContract } from './update-log';
 export { type WikiStoreSubject, wikiPage, wikiStoreContract } from './wiki-store';

@@ -20,4 +20,5 @@ export {
 } from './search';
 export { InMemoryTaskEvents } from './task-events';
 export { InMemoryTenancyStore } from './tenancy-store';
+export { InMemoryUpdateLog } from './update-log';
 export { InMemoryWikiStore } from './wiki-store';

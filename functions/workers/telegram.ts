@@ -1,0 +1,73 @@
+/**
+ * The Telegram gateway in AWS (webhook mode). `webhook` serves the function URL Telegram posts updates to:
+ * the secret-token header checked, the update id recorded, the update handed to the FIFO queue of its chat,
+ * answered at once. `processUpdates` reads that queue (one chat's updates in order) and runs the bot on each,
+ * calling the runtime's API as the polling gateway does.
+ */
+import { createBot, gatewaySettings, RuntimeClient } from '@tessera/gateway';
+import { acceptWebhook, DynamoUpdateLog, SqsUpdateQueue, webhookIntakeSettings } from '@tessera/gateway/aws';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  SQSBatchResponse,
+  SQSEvent,
+} from 'aws-lambda';
+import { BotError } from 'grammy';
+
+let intake: Parameters<typeof acceptWebhook>[0] | undefined;
+
+export async function webhook(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+  if (!intake) {
+    const settings = webhookIntakeSettings();
+    intake = {
+      log: new DynamoUpdateLog(),
+      queue: new SqsUpdateQueue(settings.queueUrl),
+      secret: settings.secret,
+      now: Date.now,
+    };
+  }
+  if (event.requestContext?.http?.method !== 'POST') return { statusCode: 405, body: 'POST updates here' };
+  const body = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : event.body;
+  const answer = await acceptWebhook(intake, {
+    secretHeader: event.headers?.['x-telegram-bot-api-secret-token'],
+    body,
+  });
+  return { statusCode: answer.status, headers: { 'content-type': 'text/plain' }, body: answer.body };
+}
+
+let bot: ReturnType<typeof createBot> | undefined;
+
+async function theBot() {
+  if (!bot) {
+    const settings = gatewaySettings();
+    const built = createBot({
+      token: settings.botToken,
+      apiRoot: settings.apiRoot,
+      runtime: new RuntimeClient(settings.runtimeUrl),
+    });
+    await built.init();
+    bot = built;
+  }
+  return bot;
+}
+
+/** Runs the bot on each queued update, in order; an update that could not run and every later one retry. */
+export async function processUpdates(event: SQSEvent): Promise<SQSBatchResponse> {
+  const handler = await theBot();
+  const failures: SQSBatchResponse['batchItemFailures'] = [];
+  for (const record of event.Records) {
+    if (failures.length > 0) {
+      failures.push({ itemIdentifier: record.messageId });
+      continue;
+    }
+    try {
+      await handler.handleUpdate(JSON.parse(record.body));
+    } catch (error) {
+      // A handler's failure is told to the user (the bot's error handler) and not run again; anything else
+      // (the Bot API not answering) leaves the update to its retry.
+      if (error instanceof BotError) await handler.errorHandler(error);
+      else failures.push({ itemIdentifier: record.messageId });
+    }
+  }
+  return { batchItemFailures: failures };
+}
