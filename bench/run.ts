@@ -10,6 +10,7 @@ import { graphBench } from './graph.bench';
 import { ingestBench } from './ingest.bench';
 import { mediaBench } from './media.bench';
 import { memoriesBench } from './memories.bench';
+import { messagingBench } from './messaging.bench';
 import { runtimeBench } from './runtime.bench';
 import { searchBench } from './search.bench';
 import { uploadsBench } from './uploads.bench';
@@ -33,6 +34,7 @@ const benches: Record<string, () => Promise<void>> = {
   memories: memoriesBench,
   wiki: wikiBench,
   chat: chatBench,
+  messaging: messagingBench,
 };
 
 const wanted = process.argv.slice(2);

@@ -160,6 +160,19 @@ describe('the gateway against a Bot API and a runtime', () => {
     });
   });
 
+  it('answers without history when the runtime cannot reach the conversation store', async () => {
+    await start();
+    onProcess = (body) =>
+      body.context.context_id === undefined
+        ? answer(`no history: ${body.query}`)
+        : {
+            status: 503,
+            json: { detail: { error: 'service_unavailable', service: 'conversations', message: 'down' } },
+          };
+    api.say(7, 'still there?');
+    expect((await api.waitForSent(7, 1))[0]!.text).toBe('no history: still there?');
+  });
+
   it('waits the retry_after of a 429 and then delivers', async () => {
     await start();
     api.rateLimit('sendMessage', 1);
