@@ -18,6 +18,8 @@ export const PLATFORM = 'telegram';
 export const PHOTO_CAP_BYTES = 5 * 1024 * 1024;
 /** How long a user's tenant, once found, is taken without asking the runtime again. */
 export const RESOLVE_TTL_MS = 60_000;
+/** Update ids remembered against repeated deliveries (Telegram's ids rise, so the oldest go first). */
+const RECENT_UPDATES = 10_000;
 
 export interface BotOptions {
   token: string;
@@ -59,6 +61,15 @@ export function createBot(options: BotOptions): Bot<TenantContext> {
   bot.api.config.use(honourRetryAfter());
   const resolved = new Map<string, { tenant: string; until: number }>();
 
+  // An update Telegram delivers again (a webhook answer it missed) is not handled twice.
+  const seen = new Set<number>();
+  bot.use(async (ctx, next) => {
+    const id = ctx.update.update_id;
+    if (seen.has(id)) return;
+    seen.add(id);
+    if (seen.size > RECENT_UPDATES) seen.delete(seen.values().next().value as number);
+    await next();
+  });
   // One chat's updates in order, other chats' at the same time.
   bot.use(sequentialize((ctx: Context) => ctx.chat?.id.toString()));
 
