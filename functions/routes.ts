@@ -294,6 +294,8 @@ export const telegramFunctions = {
     timeoutSeconds: 300,
     memoryMb: 512,
   },
+  // Outbound delivery: started every minute, it drains and sends every poll interval until the next start.
+  delivery: { name: 'telegram-delivery', handler: 'workers/telegram.deliver', timeoutSeconds: 60 },
 } as const satisfies Record<string, StepFunctionDef>;
 
 /**

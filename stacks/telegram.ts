@@ -1,12 +1,15 @@
 /**
  * The Telegram gateway in AWS (webhook mode): a function URL Telegram posts updates to (the webhook function
  * checks the secret-token header, records the update id, hands the update to the FIFO queue grouped by chat
- * and answers), and the worker reading that queue, which runs the bot on each update against the API's URL.
+ * and answers), the worker reading that queue, which runs the bot on each update against the API's URL, and
+ * the outbound delivery, started every minute, draining every poll interval until the next start.
  * The bot token and the webhook secret reach the functions only as Secrets Manager or SSM references. Set
  * the webhook once deployed: `setWebhook` with the output URL and the same secret.
  */
 import { telegramFunctions } from '@tessera/functions/routes';
 import { CfnOutput, Duration } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -28,10 +31,11 @@ export class TelegramWebhook extends Construct {
   readonly worker: lambda.Function;
   readonly queue: sqs.Queue;
   readonly url: lambda.FunctionUrl;
+  readonly delivery: lambda.Function;
 
   constructor(scope: Construct, id: string, props: TelegramProps) {
     super(scope, id);
-    const { webhook, worker } = telegramFunctions;
+    const { webhook, worker, delivery } = telegramFunctions;
     const deadLetters = new sqs.Queue(this, 'UpdatesDead', {
       fifo: true,
       retentionPeriod: Duration.days(14),
@@ -67,6 +71,18 @@ export class TelegramWebhook extends Construct {
     this.worker.addEventSource(
       new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }),
     );
+    this.delivery = props.functions.create(this, {
+      name: 'TelegramDelivery',
+      handler: delivery.handler,
+      description: 'Drains the outbound queue and sends its messages to Telegram for a minute',
+      timeoutSeconds: delivery.timeoutSeconds,
+    });
+    this.delivery.addEnvironment(RUNTIME_URL_VARIABLE, props.runtimeUrl);
+    new events.Rule(this, 'DeliverySchedule', {
+      schedule: events.Schedule.rate(Duration.minutes(1)),
+      targets: [new targets.LambdaFunction(this.delivery, { retryAttempts: 0 })],
+      description: 'Starts the Telegram outbound delivery every minute',
+    });
     new CfnOutput(this, 'WebhookUrl', {
       value: this.url.url,
       description: "Telegram's webhook (setWebhook with TELEGRAM_WEBHOOK_SECRET as its secret_token)",

@@ -2,13 +2,23 @@
  * The Telegram gateway in AWS (webhook mode). `webhook` serves the function URL Telegram posts updates to:
  * the secret-token header checked, the update id recorded, the update handed to the FIFO queue of its chat,
  * answered at once. `processUpdates` reads that queue (one chat's updates in order) and runs the bot on each,
- * calling the runtime's API as the polling gateway does.
+ * calling the runtime's API as the polling gateway does. `deliver`, started every minute, drains the outbound
+ * queue and sends its messages every poll interval until the next start.
  */
-import { createBot, gatewaySettings, RuntimeClient } from '@tessera/gateway';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  createBot,
+  gatewaySettings,
+  OutboundLoop,
+  PLATFORM,
+  RuntimeClient,
+  sendText,
+} from '@tessera/gateway';
 import { acceptWebhook, DynamoUpdateLog, SqsUpdateQueue, webhookIntakeSettings } from '@tessera/gateway/aws';
 import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyStructuredResultV2,
+  Context,
   SQSBatchResponse,
   SQSEvent,
 } from 'aws-lambda';
@@ -70,4 +80,25 @@ export async function processUpdates(event: SQSEvent): Promise<SQSBatchResponse>
     }
   }
   return { batchItemFailures: failures };
+}
+
+/**
+ * Outbound delivery for about a minute: a drain and its sends every `GATEWAY_OUTBOUND_POLL_SECONDS`, failed
+ * sends retried on the next ticks (3 attempts; the buffer ends with the run, as a gateway restart loses it).
+ */
+export async function deliver(_event: unknown, context: Context) {
+  const settings = gatewaySettings();
+  const handler = await theBot();
+  const runtime = new RuntimeClient(settings.runtimeUrl);
+  const loop = new OutboundLoop({
+    drain: () => runtime.drain(PLATFORM),
+    send: (chatId, text) => sendText(handler.api, chatId, text),
+    pollMs: settings.outboundPollMs,
+  });
+  // Stops a poll interval (and the time a tick may take) before the run's end: the next run drains on.
+  while (context.getRemainingTimeInMillis() > settings.outboundPollMs + 15_000) {
+    await loop.tick();
+    await sleep(settings.outboundPollMs);
+  }
+  return loop.counts;
 }

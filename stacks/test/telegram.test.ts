@@ -56,6 +56,18 @@ describe('TelegramWebhook', () => {
     template.hasOutput('*', { Description: Match.stringLikeRegexp("Telegram's webhook") });
   });
 
+  it('starts the outbound delivery every minute', () => {
+    const { stack, telegram, template } = shared;
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(stack, telegram.delivery), 'Arn'] } })],
+    });
+    const env =
+      template.toJSON().Resources[logicalId(stack, telegram.delivery)].Properties.Environment.Variables;
+    expect(env[RUNTIME_URL_VARIABLE]).toBe('https://api.example.test');
+    expect(env.TELEGRAM_BOT_TOKEN_SECRET_ARN).toBe(TOKEN_ARN);
+  });
+
   it('gives the worker the runtime URL and the bot token only as a Secrets Manager reference', () => {
     const { stack, telegram, template } = shared;
     const worker = template.toJSON().Resources[logicalId(stack, telegram.worker)];
