@@ -11,6 +11,7 @@ import { ingestBench } from './ingest.bench';
 import { knowledgeBench } from './knowledge.bench';
 import { mediaBench } from './media.bench';
 import { memoriesBench } from './memories.bench';
+import { messagingBench } from './messaging.bench';
 import { runtimeBench } from './runtime.bench';
 import { searchBench } from './search.bench';
 import { uploadsBench } from './uploads.bench';
@@ -35,6 +36,7 @@ const benches: Record<string, () => Promise<void>> = {
   memories: memoriesBench,
   wiki: wikiBench,
   chat: chatBench,
+  messaging: messagingBench,
 };
 
 const wanted = process.argv.slice(2);

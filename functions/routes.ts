@@ -262,6 +262,12 @@ export const routes: RouteDef[] = [
     handler: 'http/knowledge.federatedQuery',
     memoryMb: 2048,
   },
+
+  { method: 'POST', path: '/admin/messaging/invite', handler: 'http/messaging.invite' },
+  { method: 'POST', path: '/admin/messaging/register', handler: 'http/messaging.register' },
+  { method: 'GET', path: '/admin/messaging/resolve', handler: 'http/messaging.resolve' },
+  { method: 'GET', path: '/admin/messaging/outbound/drain', handler: 'http/messaging.drain' },
+  { method: 'POST', path: '/messaging/send', handler: 'http/messaging.send' },
   // Chat answers JSON or, with `stream: true`, server-sent events: a response-streaming function (a function
   // URL in AWS, like the event streams), whose run may outlive API Gateway's 30 s.
   {
@@ -328,6 +334,24 @@ export const jobRunFunction = {
   timeoutSeconds: 900,
   memoryMb: 2048,
 } as const satisfies StepFunctionDef;
+
+/**
+ * The Telegram gateway in AWS (webhook mode, composed when the deployment names the bot token's secret): the
+ * function URL Telegram posts updates to, answering within a second, and the worker of the FIFO queue it
+ * hands them to (stacks/telegram.ts). Locally the gateway is its own process (`npm run gateway`).
+ */
+export const telegramFunctions = {
+  webhook: { name: 'telegram-webhook', handler: 'workers/telegram.webhook', timeoutSeconds: 10 },
+  worker: {
+    name: 'telegram-worker',
+    handler: 'workers/telegram.processUpdates',
+    // A batch of one chat's updates, each an agent's answer (the runtime's API answers within 30 s).
+    timeoutSeconds: 300,
+    memoryMb: 512,
+  },
+  // Outbound delivery: started every minute, it drains and sends every poll interval until the next start.
+  delivery: { name: 'telegram-delivery', handler: 'workers/telegram.deliver', timeoutSeconds: 60 },
+} as const satisfies Record<string, StepFunctionDef>;
 
 /**
  * Work the local runtime repeats every `everyMs` in place of an AWS service: the ticker that fires due jobs

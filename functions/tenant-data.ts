@@ -9,6 +9,7 @@ import { taskEvents, taskEventsTenantData } from '@tessera/events';
 import { ingestionData } from '@tessera/ingestion/tenant-data';
 import { jobsData } from '@tessera/jobs/tenant-data';
 import { instructionsData, memories, memoriesData } from '@tessera/memories';
+import { messagingData } from '@tessera/messaging';
 import { profiles, profilesData } from '@tessera/profiles';
 import { provisioningData } from '@tessera/provisioning/quotas';
 import { type TenancyDeps, TenantDataOwners, tenancy } from '@tessera/tenancy';
@@ -32,7 +33,8 @@ export function tenantAdmin(): TenancyDeps {
     .register(wikiData(wiki()))
     .register(jobsData())
     .register(conversationsData())
-    .register(harnessKeysData());
+    .register(harnessKeysData())
+    .register(messagingData());
   admin = deps;
   return admin;
 }

@@ -80,6 +80,7 @@ const TENANT_REMOVAL: StoreGrants = {
     outboundMessages: 'readWrite',
     conversations: 'readWrite',
     harnessKeys: 'readWrite',
+    messaging: 'readWrite',
   },
   buckets: { search: 'readWrite', uploads: 'readWrite' },
 };
@@ -187,6 +188,14 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
     tables: { ...AGENT_RUNS, conversations: 'readWrite', harnessKeys: 'readWrite' },
     buckets: { search: 'readWrite' },
   },
+  // Invites, registrations (claim, map, consume) and the drain's takes are writes; every route but resolve and
+  // drain guards its tenant.
+  'http/messaging': {
+    tables: { ...TENANCY_READ, ...TRACED, messaging: 'readWrite', outboundMessages: 'readWrite' },
+    buckets: { search: 'read' },
+  },
+  // The Telegram webhook records each update id (the worker calls the runtime's API over HTTP only).
+  'workers/telegram': { tables: { messaging: 'readWrite' } },
   // Upserts write the tenant's graph tables.
   'http/graph': {
     tables: { ...TENANCY_READ, ...TRACED },
@@ -239,6 +248,8 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
       taskEvents: 'readWrite',
       profiles: 'read',
       provisioning: 'readWrite',
+      messaging: 'read',
+      outboundMessages: 'readWrite',
     },
     buckets: { uploads: 'read', search: 'read' },
   },
@@ -252,6 +263,9 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
       taskEvents: 'readWrite',
       profiles: 'read',
       provisioning: 'readWrite',
+      // The notify step queues its message for the tenant's linked chats, when it has any.
+      messaging: 'read',
+      outboundMessages: 'readWrite',
     },
     buckets: { uploads: 'readWrite', search: 'readWrite' },
   },

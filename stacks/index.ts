@@ -60,6 +60,12 @@ export {
   type SecretSource,
 } from './settings';
 export { type BucketKey, createBucket, createTable, Storage, type TableKey } from './storage';
+export {
+  RUNTIME_URL_VARIABLE,
+  type TelegramProps,
+  TelegramWebhook,
+  UPDATES_QUEUE_VARIABLE,
+} from './telegram';
 export { composeTessera, MINIMIZE_POLICIES, type Tessera, type TesseraProps } from './tessera';
 export {
   WEB_SERVER_HANDLER,

@@ -12,6 +12,7 @@ import { Queues } from './queues';
 import { Schedules } from './schedules';
 import { checkMediaSettings, type FunctionSettings, type MediaSettings } from './settings';
 import { Storage } from './storage';
+import { TelegramWebhook } from './telegram';
 import { Web, type WebProps } from './web';
 import { Workers } from './workers';
 import { Workflows } from './workflows';
@@ -40,6 +41,8 @@ export interface Tessera {
   media?: MediaWorker;
   /** The GPU sidecars, when any run. */
   sidecars?: InferenceSidecars;
+  /** The Telegram gateway's webhook and worker, when the bot token's secret is given. */
+  telegram?: TelegramWebhook;
   /** The web client, unless it is off. */
   web?: Web;
 }
@@ -68,6 +71,17 @@ export function composeTessera(stack: Stack, props: TesseraProps): Tessera {
   // Last of the functions: it gives the job schedules' group to every function that manages them.
   const jobs = new Jobs(stack, 'Jobs', { functions });
   const tessera: Tessera = { storage, queues, functions, api, workers, schedules, workflows, jobs };
+  const secrets = props.settings?.secrets ?? {};
+  if (secrets.TELEGRAM_BOT_TOKEN || secrets.TELEGRAM_WEBHOOK_SECRET) {
+    if (!secrets.TELEGRAM_BOT_TOKEN || !secrets.TELEGRAM_WEBHOOK_SECRET)
+      throw new Error(
+        'Invalid deploy settings: the Telegram webhook needs both TELEGRAM_BOT_TOKEN and TELEGRAM_WEBHOOK_SECRET (as _SECRET_ARN or _PARAMETER)',
+      );
+    tessera.telegram = new TelegramWebhook(stack, 'Telegram', {
+      functions,
+      runtimeUrl: api.httpApi.apiEndpoint,
+    });
+  }
   // A nested stack of its own: one resource of the stack's 500, whatever the client's delivery needs.
   if (props.web !== false)
     tessera.web = new Web(new NestedStack(stack, 'WebStack', { description: 'Tessera web client' }), 'Web', {

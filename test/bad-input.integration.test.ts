@@ -40,6 +40,8 @@ let victimJob: string;
 /** A harness key of TENANT, and one minted for its revoke route. */
 let harnessKey: string;
 let revokedKeyId: string;
+/** An invite token of TENANT the register route's cases would use. */
+let inviteToken: string;
 
 beforeAll(async () => {
   rt = await spawnRuntime({
@@ -126,6 +128,9 @@ beforeAll(async () => {
     },
     { timeout: 30_000, interval: 200 },
   );
+  const invited = await call(rt.url, 'POST', '/admin/messaging/invite', { tenant_id: TENANT });
+  expect(invited.status).toBe(201);
+  inviteToken = invited.body.token;
   const minted = await call(rt.url, 'POST', '/admin/harness/keys', { tenant_id: TENANT, ttl: 604_800 });
   expect(minted.status).toBe(201);
   harnessKey = minted.body.key;
@@ -386,6 +391,24 @@ function baselines(): Record<string, Omit<Baseline, 'path'> & { path?: string[] 
     'jobs.getJob': { path: [TENANT, readJob], writes: false },
     'jobs.deleteJob': { path: [TENANT, victimJob], writes: true },
     'jobs.listOutbound': { path: [TENANT], writes: false },
+    'messaging.invite': {
+      body: { tenant_id: TENANT, expires_in_hours: 24 },
+      writes: true,
+      accepts: { tenant_id: (v) => v === TENANT },
+    },
+    'messaging.register': {
+      body: { platform: 'telegram', external_user_id: 'corpus_user', token: inviteToken },
+      writes: true,
+      // Any printable id names a user the token would register.
+      accepts: { external_user_id: (v) => /^[\x21-\x7e]{1,128}$/.test(v) },
+    },
+    'messaging.resolve': { query: { platform: 'telegram', external_user_id: 'corpus_user' }, writes: false },
+    'messaging.drain': { query: { platform: 'telegram' }, writes: true },
+    'messaging.send': {
+      body: { tenant_id: TENANT, text: 'corpus notice' },
+      writes: true,
+      accepts: { tenant_id: (v) => v === TENANT },
+    },
     'chat.chatCompletions': {
       body: {
         model: 'tessera/search_agent',

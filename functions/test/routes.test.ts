@@ -53,7 +53,8 @@ describe('the route table and the API contracts', () => {
       );
     }
     // search, profiles, the five graph routes, queues, upload, presign, start, the seven profile routes, the
-    // six wiki routes, chat completions, the three conversation routes and harness key minting
-    expect(scopedRoutes).toBe(29);
+    // six wiki routes, chat completions, the three conversation routes, harness key minting, and messaging's
+    // invite and send
+    expect(scopedRoutes).toBe(31);
   });
 });

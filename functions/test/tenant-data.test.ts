@@ -16,6 +16,7 @@ describe('tenantAdmin', () => {
       'scheduled jobs and outbound messages',
       'conversations',
       'harness keys',
+      'messaging invites and linked chats',
     ]);
     // One registry a process: every removal sees the same owners.
     expect(tenantAdmin()).toBe(tenantAdmin());

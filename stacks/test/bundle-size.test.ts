@@ -14,6 +14,7 @@ import {
   schedules,
   splitHandler,
   stepFunctions,
+  telegramFunctions,
 } from '@tessera/functions/routes';
 import { bundleHandlerModules, type HandlerBundle, moduleRouters } from '@tessera/stacks';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -47,6 +48,8 @@ const BUDGETS_MB: Record<string, number> = {
   'http/chat': 5.25,
   'http/ag-ui': 5.45,
   'http/knowledge': 5.35,
+  'http/messaging': 3.5,
+  'workers/telegram': 3.55,
 };
 
 /** Every handler module the route table names: routes, the fallback, schedules and queue workers. */
@@ -59,6 +62,7 @@ const modules = [
       ...queueWorkers.map((worker) => worker.handler),
       ...stepFunctions.map((fn) => fn.handler),
       jobRunFunction.handler,
+      ...Object.values(telegramFunctions).map((fn) => fn.handler),
     ].map((handler) => splitHandler(handler).module),
   ),
 ];

@@ -26,6 +26,7 @@ export * as Ingestion from './ingestion';
 export * as Jobs from './jobs';
 export * as Knowledge from './knowledge';
 export * as Memories from './memories';
+export * as Messaging from './messaging';
 export * as OpenApi from './openapi-route';
 export * as Organizations from './organizations';
 export { queryBoolean, queryInt } from './params';

@@ -10,6 +10,7 @@ import * as Ingestion from './ingestion';
 import * as Jobs from './jobs';
 import * as Knowledge from './knowledge';
 import * as Memories from './memories';
+import * as Messaging from './messaging';
 import * as OpenApi from './openapi-route';
 import * as Organizations from './organizations';
 import * as Profiles from './profiles';
@@ -95,6 +96,11 @@ export const contracts: readonly RouteContract[] = [
   Knowledge.explainAudit,
   Knowledge.compareTenants,
   Knowledge.federatedQuery,
+  Messaging.invite,
+  Messaging.register,
+  Messaging.resolve,
+  Messaging.drain,
+  Messaging.send,
   Chat.chatCompletions,
   Chat.listConversations,
   Chat.getConversation,

@@ -1,32 +1,17 @@
 /**
- * DynamoDB adapters of the job store (one item a job, keyed by tenant and job id; slots and leases moved by
- * conditional updates) and of the outbound messages (keyed by tenant and a time-ordered message id).
+ * DynamoDB adapter of the job store (one item a job, keyed by tenant and job id; slots and leases moved by
+ * conditional updates). The outbound messages are @tessera/messaging's.
  */
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
-  type QueryCommandInput,
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { batchDelete, conditional, documentClient, resourceName, tables } from '@tessera/platform';
-import type { JobStore, OutboundMessage, OutboundStore, StoredJob, StoredRun } from './store';
-
-async function queryAll(client: DynamoDBDocumentClient, input: QueryCommandInput) {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new QueryCommand({ ...input, ConsistentRead: true, ExclusiveStartKey: start }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
+import { conditional, documentClient, queryAll, resourceName, tables } from '@tessera/platform';
+import type { JobStore, StoredJob, StoredRun } from './store';
 
 export class DynamoJobStore implements JobStore {
   private readonly table = resourceName(tables.jobs);
@@ -140,37 +125,5 @@ export class DynamoJobStore implements JobStore {
         }),
       ),
     );
-  }
-}
-
-export class DynamoOutboundStore implements OutboundStore {
-  private readonly table = resourceName(tables.outboundMessages);
-
-  constructor(private readonly client: DynamoDBDocumentClient = documentClient()) {}
-
-  async enqueue(message: OutboundMessage) {
-    await this.client.send(new PutCommand({ TableName: this.table, Item: message }));
-  }
-
-  async list(tenantId: string) {
-    const items = await queryAll(this.client, {
-      TableName: this.table,
-      KeyConditionExpression: 'tenant_id = :tenant',
-      ExpressionAttributeValues: { ':tenant': tenantId },
-    });
-    return items as unknown as OutboundMessage[];
-  }
-
-  async purgeTenant(tenantId: string) {
-    const keys = (
-      await queryAll(this.client, {
-        TableName: this.table,
-        KeyConditionExpression: 'tenant_id = :tenant',
-        ExpressionAttributeValues: { ':tenant': tenantId },
-        ProjectionExpression: 'tenant_id, message_id',
-      })
-    ).map((item) => ({ tenant_id: item.tenant_id, message_id: item.message_id }));
-    await batchDelete(this.client, this.table, keys);
-    return keys.length;
   }
 }

@@ -1,5 +1,5 @@
 export type { JobsDeps } from './deps';
-export { DynamoJobStore, DynamoOutboundStore } from './dynamo-store';
+export { DynamoJobStore } from './dynamo-store';
 export { jobsEnv } from './env';
 export { EventBridgeJobSchedules, type EventBridgeTarget, StoreSchedules } from './eventbridge-schedules';
 export { fireDueJobs, type RunOutcome, type RunRequest, runJob, type TickOutcome } from './run';

@@ -5,6 +5,7 @@
  */
 import { log } from '@tessera/core';
 import { newWorkflowId, runWorkflow } from '@tessera/events';
+import { queueForTenant } from '@tessera/messaging/outbound';
 import { answerText, saveSession } from '@tessera/wiki';
 import type { JobsDeps } from './deps';
 import { nextSlot } from './schedule';
@@ -37,16 +38,13 @@ async function postActions(deps: JobsDeps, job: StoredJob, result: Record<string
         agent_name: job.agent_name,
       });
     } else {
-      const now = deps.now();
       const text = `Job '${job.name}': ${answerText(result)}`;
-      await deps.outbound.enqueue({
-        tenant_id: job.tenant_id,
-        message_id: `${String(now).padStart(15, '0')}_${job.job_id}`,
-        chat_id: null,
-        text: text.length > MESSAGE_CHARS ? `${text.slice(0, MESSAGE_CHARS - 1)}…` : text,
-        source: `job:${job.job_id}`,
-        created_at: now,
-      });
+      await queueForTenant(
+        deps,
+        job.tenant_id,
+        text.length > MESSAGE_CHARS ? `${text.slice(0, MESSAGE_CHARS - 1)}…` : text,
+        `job:${job.job_id}`,
+      );
     }
   }
 }

@@ -1,6 +1,8 @@
 /** The job store port: a tenant's jobs, each with its next slot and the lease of its running run. */
 import type { Jobs } from '@tessera/api';
 
+export type { OutboundMessage, OutboundStore } from '@tessera/messaging/outbound';
+
 export interface StoredRun {
   workflow_id: string;
   state: Jobs.RunState;
@@ -53,23 +55,6 @@ export interface JobStore {
   ): Promise<boolean>;
   /** Ends the run `run.workflow_id` (if it is still the job's last run): its outcome, the lease given back. */
   finishRun(tenantId: string, jobId: string, run: StoredRun): Promise<void>;
-}
-
-/** Messages for a tenant's linked chats (`chat_id` null: every linked chat), in the order queued. */
-export interface OutboundMessage {
-  tenant_id: string;
-  message_id: string;
-  chat_id: string | null;
-  text: string;
-  source: string;
-  created_at: number;
-}
-
-export interface OutboundStore {
-  enqueue(message: OutboundMessage): Promise<void>;
-  list(tenantId: string): Promise<OutboundMessage[]>;
-  /** Removes every message of the tenant. */
-  purgeTenant(tenantId: string): Promise<number>;
 }
 
 /**

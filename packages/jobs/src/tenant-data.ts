@@ -5,8 +5,9 @@
  */
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { TenantDataOwner } from '@tessera/core';
+import { outboundStore } from '@tessera/messaging/outbound';
 import { platformEnv } from '@tessera/platform';
-import { DynamoJobStore, DynamoOutboundStore } from './dynamo-store';
+import { DynamoJobStore } from './dynamo-store';
 import { jobsEnv } from './env';
 import { EventBridgeJobSchedules, StoreSchedules } from './eventbridge-schedules';
 import { purgeTenantJobs } from './service';
@@ -34,7 +35,7 @@ export interface JobsData {
 export function jobsData(
   of: JobsData = {
     store: new DynamoJobStore(),
-    outbound: new DynamoOutboundStore(),
+    outbound: outboundStore(),
     schedules: jobSchedules(),
   },
 ): TenantDataOwner {

@@ -1,10 +1,11 @@
 /** The production wiring of the scheduled jobs, built once per process. */
 import { AgentRegistry, agents, entityNames, registeredAgents, runAgentTask } from '@tessera/agents';
 import { taskEvents } from '@tessera/events';
+import { outboundStore } from '@tessera/messaging/outbound';
 import { tenancy } from '@tessera/tenancy';
 import { wiki } from '@tessera/wiki';
 import type { JobsDeps } from './deps';
-import { DynamoJobStore, DynamoOutboundStore } from './dynamo-store';
+import { DynamoJobStore } from './dynamo-store';
 import { jobsEnv } from './env';
 import { jobSchedules } from './tenant-data';
 
@@ -16,7 +17,7 @@ export function jobs(): JobsDeps {
   deps = {
     tenancy: tenancy(),
     store: new DynamoJobStore(),
-    outbound: new DynamoOutboundStore(),
+    outbound: outboundStore(),
     schedules: jobSchedules(),
     events: taskEvents(),
     wiki: wiki(),

@@ -1,11 +1,11 @@
-/** The DynamoDB job and outbound stores pass their contracts against the emulated DynamoDB. */
+/** The DynamoDB job store passes its contract against the emulated DynamoDB. */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Emulators, startLocalBackends } from '@tessera/emulators';
-import { jobStoreContract, outboundStoreContract } from '@tessera/testing/contracts';
+import { jobStoreContract } from '@tessera/testing/contracts';
 import { afterAll, beforeAll } from 'vitest';
-import { DynamoJobStore, DynamoOutboundStore } from '../src/index';
+import { DynamoJobStore } from '../src/index';
 
 let emulators: Emulators;
 
@@ -18,4 +18,3 @@ afterAll(async () => {
 });
 
 jobStoreContract('DynamoJobStore', () => new DynamoJobStore());
-outboundStoreContract('DynamoOutboundStore', () => new DynamoOutboundStore());

@@ -1,9 +1,16 @@
 /**
  * Many-item DynamoDB reads and writes in as few requests as the service allows (100 keys a BatchGetItem,
- * 25 puts a BatchWriteItem), sending again whatever the service left unprocessed, with back-off.
+ * 25 puts a BatchWriteItem), sending again whatever the service left unprocessed, with back-off; and every
+ * page of a query.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 
 const GET_KEYS = 100;
 /** Writes a BatchWriteItem takes at most. */
@@ -87,4 +94,21 @@ export async function batchDelete(
       }),
     ),
   );
+}
+
+/** Every item a query matches, page after page, read consistently. */
+export async function queryAll(
+  client: DynamoDBDocumentClient,
+  input: QueryCommandInput,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(
+      new QueryCommand({ ...input, ConsistentRead: true, ExclusiveStartKey: start }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
 }

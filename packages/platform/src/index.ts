@@ -1,4 +1,4 @@
-export { BATCH_WRITE_ITEMS, batchDelete, batchGet, batchPut, resending, slices } from './batch';
+export { BATCH_WRITE_ITEMS, batchDelete, batchGet, batchPut, queryAll, resending, slices } from './batch';
 export { documentClient, dynamoClient, s3Client, sqsClient } from './clients';
 export { conditional } from './conditional';
 export { hasCustomEndpoint, platformEnv, resourceName, secretReferences, streamingUrl } from './env';

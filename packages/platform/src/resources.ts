@@ -146,6 +146,18 @@ export const tables = {
     sortKey: 'message_id',
   },
   /**
+   * Messaging under the reserved system tenant (`pk`): invite tokens (`invite#<token>`: tenant, expiry,
+   * the claiming user, consumption), user-to-tenant mappings (`user#<platform>#<user>`) and each tenant's
+   * linked chats (`chat#<tenant>#<platform>#<user>`), all moved by conditional writes.
+   */
+  messaging: {
+    name: 'messaging',
+    envVar: 'TESSERA_TABLE_MESSAGING',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    ttlAttribute: 'expires_at',
+  },
+  /**
    * Chat conversations per tenant: a thread row (`thread#<context_id>`: title, count, last update) and one
    * row a message (`msg#<context_id>#<time>#<append>#<n>`), so concurrent appends to a thread lose nothing.
    */

@@ -9,4 +9,7 @@ export const SECRET_SETTINGS = [
   'TESSERA_EMBEDDINGS_API_KEY',
   'TESSERA_TRANSCRIPTION_API_KEY',
   'TESSERA_CAPTION_API_KEY',
+  // The Telegram gateway in AWS: the bot's token, and the secret Telegram sends back on every webhook call.
+  'TELEGRAM_BOT_TOKEN',
+  'TELEGRAM_WEBHOOK_SECRET',
 ] as const;

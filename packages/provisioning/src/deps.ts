@@ -22,6 +22,14 @@ export interface ProvisioningDeps {
   index: ContentIndex;
   events: TaskEvents;
   telemetry: Telemetry;
+  /**
+   * The tenant's linked chats (messaging): the notify step queues its message for them when there are any,
+   * else it reports on the task only.
+   */
+  chats?: {
+    count(tenantId: string): Promise<number>;
+    queue(tenantId: string, text: string): Promise<void>;
+  };
   /** Set by the wiring once the deps exist (the in-process runner calls back into them). */
   runner?: WorkflowRunner;
   leaseMs: number;

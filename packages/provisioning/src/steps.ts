@@ -200,5 +200,11 @@ export const STEPS: Record<ProvisionStep, StepRun> = {
     return { claim_bytes: claim.bytes ?? null, probe: 'written, read and deleted' };
   },
   verify_tenant: ({ deps, tenantId, input }) => verifySchemas(deps, tenantId, input.profiles),
-  notify: async ({ tenantId }) => ({ message: `Tenant ${tenantId} provisioned`, channel: 'task events' }),
+  notify: async ({ deps, tenantId }) => {
+    const message = `Tenant ${tenantId} provisioned`;
+    const chats = deps.chats ? await deps.chats.count(tenantId) : 0;
+    if (chats === 0 || !deps.chats) return { message, channel: 'task events' };
+    await deps.chats.queue(tenantId, message);
+    return { message, channel: 'messaging', chats };
+  },
 };

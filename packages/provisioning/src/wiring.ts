@@ -2,6 +2,8 @@
 import { tracing } from '@tessera/config';
 import { content } from '@tessera/content';
 import { taskEvents } from '@tessera/events';
+import { linkedChatCount, messagingStore } from '@tessera/messaging';
+import { outboundStore, queueForTenant } from '@tessera/messaging/outbound';
 import { profiles } from '@tessera/profiles';
 import type { ProvisioningDeps } from './deps';
 import { provisioningEnv } from './env';
@@ -22,6 +24,11 @@ export function provisioning(): ProvisioningDeps {
       index: content().index,
       events: taskEvents(),
       telemetry: tracing(),
+      chats: {
+        count: (tenantId) => linkedChatCount({ store: messagingStore() }, tenantId),
+        queue: (tenantId, text) =>
+          queueForTenant({ outbound: outboundStore(), now: Date.now }, tenantId, text, 'provisioning'),
+      },
       leaseMs: provisioningEnv.provisionLeaseMs,
       now: Date.now,
     };

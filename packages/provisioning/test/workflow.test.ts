@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { executionName, StepFailedError, workflowTenantId } from '../src/index';
+import { executionName, type ProvisioningDeps, STEPS, StepFailedError, workflowTenantId } from '../src/index';
 
 describe('executionName', () => {
   it('is the same for the same tenant and input, whatever the order of its fields, and a Step Functions name', () => {
@@ -24,5 +24,42 @@ describe('workflowTenantId', () => {
         new StepFailedError(`Invalid tenant id for provisioning: ${bad}`),
       );
     }
+  });
+});
+
+describe('the notify step', () => {
+  const chatsOf = (count: number) => {
+    const queued: string[] = [];
+    return {
+      queued,
+      chats: {
+        count: async () => count,
+        queue: async (tenantId: string, text: string) => {
+          queued.push(`${tenantId}: ${text}`);
+        },
+      },
+    };
+  };
+
+  it("queues its message for the tenant's linked chats when it has any", async () => {
+    const { queued, chats } = chatsOf(2);
+    const outcome = await STEPS.notify({
+      deps: { chats } as unknown as ProvisioningDeps,
+      tenantId: 'acme:prod',
+      input: {},
+    });
+    expect(outcome).toEqual({ message: 'Tenant acme:prod provisioned', channel: 'messaging', chats: 2 });
+    expect(queued).toEqual(['acme:prod: Tenant acme:prod provisioned']);
+  });
+
+  it('reports on the task only when no chat is linked', async () => {
+    const { queued, chats } = chatsOf(0);
+    const outcome = await STEPS.notify({
+      deps: { chats } as unknown as ProvisioningDeps,
+      tenantId: 'acme:prod',
+      input: {},
+    });
+    expect(outcome).toEqual({ message: 'Tenant acme:prod provisioned', channel: 'task events' });
+    expect(queued).toEqual([]);
   });
 });

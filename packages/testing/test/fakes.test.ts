@@ -12,11 +12,13 @@ import {
   jobRepositoryContract,
   jobStoreContract,
   memoryStoreContract,
+  messagingStoreContract,
   outboundStoreContract,
   profileStoreContract,
   searchBackendContract,
   taskEventsContract,
   tenancyStoreContract,
+  updateLogContract,
   wikiStoreContract,
 } from '../src/contracts/index';
 import {
@@ -31,12 +33,14 @@ import {
   InMemoryJobRepository,
   InMemoryJobStore,
   InMemoryMemoryStore,
+  InMemoryMessagingStore,
   InMemoryOutboundStore,
   InMemoryProfileStore,
   InMemorySearchBackend,
   InMemorySearchDatabase,
   InMemoryTaskEvents,
   InMemoryTenancyStore,
+  InMemoryUpdateLog,
   InMemoryWikiStore,
   schemaCatalog,
 } from '../src/fakes/index';
@@ -98,5 +102,7 @@ wikiStoreContract('InMemoryWikiStore', () => ({
 
 jobStoreContract('InMemoryJobStore', () => new InMemoryJobStore());
 outboundStoreContract('InMemoryOutboundStore', () => new InMemoryOutboundStore());
+messagingStoreContract('InMemoryMessagingStore', () => new InMemoryMessagingStore());
 conversationStoreContract('InMemoryConversationStore', () => new InMemoryConversationStore());
 harnessKeyStoreContract('InMemoryHarnessKeyStore', () => new InMemoryHarnessKeyStore());
+updateLogContract('InMemoryUpdateLog', () => new InMemoryUpdateLog());

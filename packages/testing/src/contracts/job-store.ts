@@ -1,5 +1,5 @@
-/** The contract of a job store (slots and leases moved conditionally) and of an outbound store. */
-import type { JobStore, OutboundStore, StoredJob, StoredRun } from '@tessera/jobs';
+/** The contract of a job store (slots and leases moved conditionally). */
+import type { JobStore, StoredJob, StoredRun } from '@tessera/jobs';
 import { describe, expect, it } from 'vitest';
 import { unique } from './support';
 
@@ -86,30 +86,6 @@ export function jobStoreContract(name: string, make: () => JobStore) {
       // Its holder died: the lease lapses.
       expect(await store.startRun(tenant, job.job_id, run('w4'), 99_000, 90_001)).toBe(true);
       expect(await store.startRun(tenant, 'absent', run('w5'), 1, 0)).toBe(false);
-    });
-  });
-}
-
-export function outboundStoreContract(name: string, make: () => OutboundStore) {
-  describe(`OutboundStore contract: ${name}`, () => {
-    it('keeps a tenant’s messages in order and purges them', async () => {
-      const store = make();
-      const tenant = unique('t');
-      const other = unique('t');
-      for (const [i, t] of [tenant, other, tenant].entries()) {
-        await store.enqueue({
-          tenant_id: t,
-          message_id: `00000000000000${i}_x`,
-          chat_id: null,
-          text: `m${i}`,
-          source: 'job:x',
-          created_at: i,
-        });
-      }
-      expect((await store.list(tenant)).map((m) => m.text)).toEqual(['m0', 'm2']);
-      expect(await store.purgeTenant(tenant)).toBe(2);
-      expect(await store.list(tenant)).toEqual([]);
-      expect((await store.list(other)).map((m) => m.text)).toEqual(['m1']);
     });
   });
 }

@@ -12,6 +12,7 @@ import { type ClaimExtractor, CompromiseEntityExtractor, type EntityExtractor } 
 import type { GraphDeps } from '@tessera/graph';
 import { type IngestionDeps, ingestionTenantData } from '@tessera/ingestion';
 import { instructionsData, type MemoriesDeps, memoriesData } from '@tessera/memories';
+import { type MessagingDeps, messagingData } from '@tessera/messaging';
 import { type ProfilesDeps, ProfileViews, profilesData, tenantProfiles } from '@tessera/profiles';
 import { type TenancyDeps, TenantDataOwners } from '@tessera/tenancy';
 import { type WikiDeps, wikiData } from '@tessera/wiki';
@@ -21,6 +22,7 @@ import { InMemoryConfigStore } from './config-store';
 import { InMemoryGraphStore } from './graph-store';
 import { InMemoryBlobStore, InMemoryJobQueue, InMemoryJobRepository } from './ingestion';
 import { InMemoryInstructionsStore, InMemoryMemoryStore } from './memories';
+import { InMemoryMessagingStore, InMemoryOutboundStore } from './messaging';
 import { InMemoryProfileStore } from './profile-store';
 import { InMemoryContentIndex, InMemorySearchBackend, InMemorySearchDatabase } from './search';
 import { InMemoryTaskEvents } from './task-events';
@@ -55,6 +57,8 @@ export interface FakeDomains {
   wiki: WikiDeps & { store: InMemoryWikiStore };
   /** The chat stores: conversations and harness keys. */
   chat: { conversations: InMemoryConversationStore; keys: InMemoryHarnessKeyStore };
+  /** Invites, mappings and linked chats, and the outbound queue. */
+  messaging: MessagingDeps & { store: InMemoryMessagingStore; outbound: InMemoryOutboundStore };
 }
 
 /** Every domain over fakes; the embedded encoder and entity tagger are the real ones unless given. */
@@ -128,6 +132,13 @@ export function fakeDomains(
     .register(wikiData(wiki));
   const chat = { conversations: new InMemoryConversationStore(), keys: new InMemoryHarnessKeyStore() };
   tenancy.owners.register(conversationsData(chat.conversations)).register(harnessKeysData(chat.keys));
+  const messaging = {
+    tenancy,
+    store: new InMemoryMessagingStore(),
+    outbound: new InMemoryOutboundStore(),
+    now: clock.now,
+  };
+  tenancy.owners.register(messagingData(messaging.store));
   return {
     clock,
     search,
@@ -141,5 +152,6 @@ export function fakeDomains(
     memories,
     wiki,
     chat,
+    messaging,
   };
 }

@@ -8,8 +8,9 @@ export { InMemoryConfigStore } from './config-store';
 export { type FakeDomains, fakeDomains, TestClock } from './domains';
 export { InMemoryGraphStore } from './graph-store';
 export { InMemoryBlobStore, InMemoryJobQueue, InMemoryJobRepository } from './ingestion';
-export { InMemoryJobStore, InMemoryOutboundStore, RecordingSchedules } from './jobs';
+export { InMemoryJobStore, RecordingSchedules } from './jobs';
 export { InMemoryInstructionsStore, InMemoryMemoryStore } from './memories';
+export { InMemoryMessagingStore, InMemoryOutboundStore } from './messaging';
 export { InMemoryProfileStore } from './profile-store';
 export {
   InMemoryContentIndex,
@@ -19,4 +20,5 @@ export {
 } from './search';
 export { InMemoryTaskEvents } from './task-events';
 export { InMemoryTenancyStore } from './tenancy-store';
+export { InMemoryUpdateLog } from './update-log';
 export { InMemoryWikiStore } from './wiki-store';

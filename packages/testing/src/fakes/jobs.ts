@@ -1,15 +1,8 @@
 /**
- * In-memory job store, outbound store and schedules: the job store's conditional moves (slot, lease) hold as
+ * In-memory job store and schedules: the job store's conditional moves (slot, lease) hold as
  * the DynamoDB adapter's do; the schedules record what was created and removed, as EventBridge would hold it.
  */
-import type {
-  JobSchedules,
-  JobStore,
-  OutboundMessage,
-  OutboundStore,
-  StoredJob,
-  StoredRun,
-} from '@tessera/jobs';
+import type { JobSchedules, JobStore, StoredJob, StoredRun } from '@tessera/jobs';
 
 const key = (tenantId: string, jobId: string) => `${tenantId}\u0000${jobId}`;
 
@@ -63,28 +56,6 @@ export class InMemoryJobStore implements JobStore {
     job.last_run = structuredClone(run);
     job.lease_until = 0;
     job.run_count++;
-  }
-}
-
-export class InMemoryOutboundStore implements OutboundStore {
-  readonly messages: OutboundMessage[] = [];
-
-  async enqueue(message: OutboundMessage) {
-    this.messages.push(structuredClone(message));
-  }
-
-  async list(tenantId: string) {
-    return this.messages
-      .filter((m) => m.tenant_id === tenantId)
-      .sort((a, b) => (a.message_id < b.message_id ? -1 : 1))
-      .map((m) => structuredClone(m));
-  }
-
-  async purgeTenant(tenantId: string) {
-    const before = this.messages.length;
-    for (let i = this.messages.length - 1; i >= 0; i--)
-      if (this.messages[i]!.tenant_id === tenantId) this.messages.splice(i, 1);
-    return before - this.messages.length;
   }
 }
 
