@@ -15,7 +15,7 @@ import {
 } from '@tessera/events';
 import { recallMemories, tenantInstructions } from '@tessera/memories';
 import { type GuardedTenant, requireTenant } from '@tessera/tenancy';
-import type { AgentRun, ProcessContext } from './agent';
+import type { Agent, AgentRun, ProcessContext } from './agent';
 import { AGENTS } from './agents/index';
 import type { AgentsDeps } from './deps';
 import { agentsEnv } from './env';
@@ -92,34 +92,58 @@ export async function processAgent(
     }
   }
 
-  const id = workflowId ?? newWorkflowId();
+  const outcome = await workflowRun(scope, entry.name, agent, request.query, request.context, signal, {
+    workflowId,
+    onResult: (result) => completed(deps, guarded.tenant, entry.name, request, result),
+  });
+  // The request ended first: the run's events say so (a cancelled status); the caller gets no result.
+  if (outcome.status === 'cancelled' && signal.aborted && outcome.message.endsWith(': the request ended')) {
+    throw ended();
+  }
+  if (outcome.status === 'completed') {
+    void rememberRun(
+      deps.memories,
+      guarded,
+      entry.name,
+      request.query,
+      outcome.result as Record<string, unknown>,
+    );
+  }
+  return outcome as Agents.ProcessResponse;
+}
+
+type WorkflowOutcome =
+  | { status: 'completed'; agent: Agents.AgentName; result: Agents.AgentResultValue }
+  | { status: 'cancelled'; agent: string; workflow_id: string; message: string };
+
+/**
+ * One run reported as a workflow task of its own (document 3's `workflow_run`): the task is opened under
+ * `workflowId` (else a new `workflow_<hex>`), the run reports its phases on it, and the dispatcher its
+ * outcome. A store that refuses before the run began answers 503 `task_events_unavailable`.
+ */
+async function workflowRun(
+  scope: RunScope,
+  agentName: Agents.AgentName,
+  agent: Agent,
+  query: string,
+  context: ProcessContext,
+  signal: AbortSignal,
+  options: { workflowId?: string; onResult?: (result: Record<string, unknown>) => void } = {},
+): Promise<WorkflowOutcome> {
+  const id = options.workflowId ?? newWorkflowId();
   let started = false;
   try {
-    const outcome = await runWorkflow(
-      deps.events,
-      { agent: entry.name, tenantId: guarded.tenant.full, workflowId: id, signal },
+    return await runWorkflow(
+      scope.deps.events,
+      { agent: agentName, tenantId: scope.guarded.tenant.full, workflowId: id, signal },
       async (reporter) => {
         started = true;
-        const run = newRun(scope, entry.name, request.query, request.context, signal, reporter, id);
-        const result = await agent.run(deps, run);
-        completed(deps, guarded.tenant, entry.name, request, result);
-        return { status: 'completed' as const, agent: entry.name, result: result as Agents.AgentResultValue };
+        const run = newRun(scope, agentName, query, context, signal, reporter, id);
+        const result = await agent.run(scope.deps, run);
+        options.onResult?.(result);
+        return { status: 'completed' as const, agent: agentName, result: result as Agents.AgentResultValue };
       },
     );
-    // The request ended first: the run's events say so (a cancelled status); the caller gets no result.
-    if (outcome.status === 'cancelled' && signal.aborted && outcome.message.endsWith(': the request ended')) {
-      throw ended();
-    }
-    if (outcome.status === 'completed') {
-      void rememberRun(
-        deps.memories,
-        guarded,
-        entry.name,
-        request.query,
-        outcome.result as Record<string, unknown>,
-      );
-    }
-    return outcome as Agents.ProcessResponse;
   } catch (error) {
     // The store refused before the run began (the task could not be opened, or its first event written).
     if (!started && !(error instanceof HttpError)) throw new TaskEventsUnavailableError(id, error);
@@ -217,6 +241,14 @@ function newRun(
     checkpoint,
     async dispatch(name, subQuery, subContext) {
       const { entry, agent } = runnable(agents, name);
+      if (WORKFLOW_AGENTS.has(entry.name)) {
+        // An orchestration or deep research is a workflow task of its own, whoever starts it.
+        const { workflow_id: _, ...rest } = subContext;
+        const outcome = await workflowRun(scope, entry.name, agent, subQuery, rest, signal);
+        if (outcome.status === 'completed') return outcome.result as Record<string, unknown>;
+        if (signal.aborted) throw new TaskCancelledError('the request ended');
+        return outcome;
+      }
       const sub = newRun(scope, entry.name, subQuery, subContext, signal, reporter, workflowId);
       try {
         return await agent.run(deps, sub);

@@ -272,6 +272,10 @@ export const GatewayResult = z
       .strictObject({ from: AgentName, reason: z.string() })
       .optional()
       .meta({ description: 'The agent chosen first, when it could not run and the fallback answered.' }),
+    workflow_id: z.string().optional().meta({
+      description:
+        'The workflow task of the routed run, when it is one (an orchestration or deep research): `GET /events/workflows/{workflow_id}` streams its phases.',
+    }),
     result: z
       .record(z.string(), z.unknown())
       .nullable()
