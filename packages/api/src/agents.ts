@@ -369,6 +369,10 @@ export const DeepResearchResult = z
     method: z.literal('llm'),
     stopped_by: z.enum(['sufficient', 'iterations', 'tokens', 'time', 'no_questions']),
     tokens_estimated: z.number().int(),
+    synthesis: z.strictObject({ batches: z.number().int(), rlm_iterations: z.number().int() }).meta({
+      description:
+        'Batches of hits the `synthesize` phase answered, and the iterations of the recursive synthesis that merged their partial answers.',
+    }),
   })
   .meta({ id: 'DeepResearchResult' });
 export type DeepResearchResult = z.infer<typeof DeepResearchResult>;
