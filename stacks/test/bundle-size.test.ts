@@ -39,11 +39,12 @@ const BUDGETS_MB: Record<string, number> = {
   'workers/ingestion': 8.55,
   'http/provisioning': 4.15,
   'workers/provisioning': 4.05,
-  'http/agents': 4.95,
+  'http/agents': 5.05,
   'http/memories': 3.45,
   'http/wiki': 3.5,
   'http/jobs': 5.65,
   'workers/jobs': 5.55,
+  'workers/agent-runs': 4.1,
   'http/chat': 5.25,
   'http/ag-ui': 5.45,
 };

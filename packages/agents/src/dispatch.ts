@@ -17,10 +17,10 @@ import { recallMemories, tenantInstructions } from '@tessera/memories';
 import { type GuardedTenant, requireTenant } from '@tessera/tenancy';
 import type { Agent, AgentRun, ProcessContext } from './agent';
 import { AGENTS } from './agents/index';
+import { completedRunMessage, InProcessCompletedRuns } from './completed-runs';
 import type { AgentsDeps } from './deps';
 import { agentsEnv } from './env';
 import { AgentNotAvailableError, answerOf, RunTimedOutError } from './errors';
-import { rememberRun } from './memory';
 import { AgentRegistry, LONG_RUN_AGENTS, type RegisteredAgent } from './registry';
 
 /** Agents whose every run is a workflow task (document 3's producers). */
@@ -83,9 +83,7 @@ export async function processAgent(
     try {
       const outcome = await Promise.race([agent.run(deps, run), whenAborted(signal)]);
       if (outcome === 'aborted') throw ended();
-      // Not awaited: the answer does not wait for its memory.
-      void rememberRun(deps.memories, guarded, entry.name, request.query, outcome);
-      completed(deps, guarded.tenant, entry.name, request, outcome);
+      await completed(deps, guarded, entry.name, request, outcome);
       return { status: 'completed', agent: entry.name, result: outcome as Agents.AgentResultValue };
     } catch (error) {
       throw answerOf(error);
@@ -94,20 +92,13 @@ export async function processAgent(
 
   const outcome = await workflowRun(scope, entry.name, agent, request.query, request.context, signal, {
     workflowId,
-    onResult: (result) => completed(deps, guarded.tenant, entry.name, request, result),
   });
   // The request ended first: the run's events say so (a cancelled status); the caller gets no result.
   if (outcome.status === 'cancelled' && signal.aborted && outcome.message.endsWith(': the request ended')) {
     throw ended();
   }
   if (outcome.status === 'completed') {
-    void rememberRun(
-      deps.memories,
-      guarded,
-      entry.name,
-      request.query,
-      outcome.result as Record<string, unknown>,
-    );
+    await completed(deps, guarded, entry.name, request, outcome.result as Record<string, unknown>);
   }
   return outcome as Agents.ProcessResponse;
 }
@@ -128,7 +119,7 @@ async function workflowRun(
   query: string,
   context: ProcessContext,
   signal: AbortSignal,
-  options: { workflowId?: string; onResult?: (result: Record<string, unknown>) => void } = {},
+  options: { workflowId?: string } = {},
 ): Promise<WorkflowOutcome> {
   const id = options.workflowId ?? newWorkflowId();
   let started = false;
@@ -140,7 +131,6 @@ async function workflowRun(
         started = true;
         const run = newRun(scope, agentName, query, context, signal, reporter, id);
         const result = await agent.run(scope.deps, run);
-        options.onResult?.(result);
         return { status: 'completed' as const, agent: agentName, result: result as Agents.AgentResultValue };
       },
     );
@@ -151,19 +141,33 @@ async function workflowRun(
   }
 }
 
-/** Tells `deps.onCompleted` (the wiki's auto-filing) of a completed run, without waiting or failing the run. */
-function completed(
+/**
+ * Hands a completed run to `deps.completedRuns` (its memory and wiki filing), waiting only for the hand-over
+ * (one queue message), which a failure of is logged, never the run's.
+ */
+async function completed(
   deps: AgentsDeps,
-  tenant: GuardedTenant['tenant'],
+  guarded: GuardedTenant,
   agentName: string,
   request: Agents.ProcessRequest,
   result: Record<string, unknown>,
-): void {
-  if (!deps.onCompleted) return;
+): Promise<void> {
+  const message = completedRunMessage({
+    tenant_id: guarded.tenant.full,
+    agent_name: agentName,
+    query: request.query,
+    context: request.context,
+    result,
+  });
+  const sink = deps.completedRuns ?? new InProcessCompletedRuns({ memories: deps.memories });
   try {
-    deps.onCompleted({ tenant, agentName, query: request.query, context: request.context, result });
+    await sink.send(message);
   } catch (error) {
-    log.warn('the completed-run hook failed', { agent: agentName, error: (error as Error).message });
+    log.warn('could not queue a completed run for its memory and filing', {
+      tenant: guarded.tenant.full,
+      agent: agentName,
+      error: (error as Error).message,
+    });
   }
 }
 

@@ -8,12 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Config } from '@tessera/api';
 import { putTenantConfig } from '@tessera/config';
-import { llmClientOf } from '@tessera/config/llm';
 import { indexDocuments } from '@tessera/content';
 import { HttpError } from '@tessera/core';
-import { CompromiseEntityExtractor } from '@tessera/extractors';
 import { UpsertRequest, upsertGraph } from '@tessera/graph';
-import { parseLlmEnv } from '@tessera/llm';
 import { createTenant, requireTenant } from '@tessera/tenancy';
 import {
   type ChatRequest,
@@ -28,11 +25,9 @@ import { textImage } from '@tessera/testing/media';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   AGENTS,
-  AgentRegistry,
   type AgentRun,
   type AgentsDeps,
   HealthProbe,
-  loadRegistry,
   mediaOcr,
   normalizePlan,
   parseAgentsEnv,
@@ -41,24 +36,16 @@ import {
   registeredAgents,
   unsafePath,
 } from '../src/index';
+import { fakeAgentsDeps } from './support';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON results the tests assert field by field
 type Json = any;
 
 const domains = fakeDomains();
-const configDir = path.resolve(import.meta.dirname, '../../../configs');
-const deps: AgentsDeps = {
-  registry: new AgentRegistry(loadRegistry(configDir), new Set(AGENTS.keys())),
-  content: domains.content,
-  config: domains.config,
-  events: domains.ingestion.events,
-  llm: llmClientOf(domains.config, parseLlmEnv({})),
-  entities: new CompromiseEntityExtractor(),
-  memories: domains.memories,
-  version: '0.1.0',
+const deps: AgentsDeps = fakeAgentsDeps(domains, {
   graph: domains.graph,
   settings: parseAgentsEnv({ TESSERA_DEEP_RESEARCH_MAX_ITERATIONS: '2' }),
-};
+});
 
 /** A loopback runtime: `POST /agents/{name}/process` runs the dispatch over the fakes, `GET /health` answers. */
 let runtime: TestServer;
