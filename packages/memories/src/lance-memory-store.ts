@@ -174,7 +174,7 @@ export class LanceMemoryStore implements MemoryStore {
         .whenNotMatchedInsertAll()
         .execute(documentTable(this.template, rows) as never);
       lanceMaintenance(this.db).touch(schema);
-      this.settle(schema, index, await table.version(), () => {
+      this.settle(index, await table.version(), () => {
         for (const memory of embedded) {
           const { vectors: _, ...kept } = memory;
           index.add(kept);
@@ -183,14 +183,15 @@ export class LanceMemoryStore implements MemoryStore {
     });
   }
 
-  /** Applies our own commit to the index read before it; one that moved further means another writer too. */
-  private settle(schema: string, index: MemoryIndex, version: number, apply: () => void): void {
-    if (version === index.version + 1) {
-      apply();
-      index.version = version;
-    } else {
-      this.indexes.delete(schema);
-    }
+  /**
+   * Applies our own commit to the index read before it. One that moved further means another writer too:
+   * the index is left at its version, and the next read catches up with both commits (reading the rows
+   * added since, or the whole table when rows went).
+   */
+  private settle(index: MemoryIndex, version: number, apply: () => void): void {
+    if (version !== index.version + 1) return;
+    apply();
+    index.version = version;
   }
 
   async list(schema: string, agentName?: string): Promise<Memory[]> {
@@ -212,7 +213,7 @@ export class LanceMemoryStore implements MemoryStore {
       if (count === 0) return 0;
       await table.delete(agentName === undefined ? 'true' : `agent_name = ${sqlString(agentName)}`);
       lanceMaintenance(this.db).touch(schema);
-      this.settle(schema, index, await table.version(), () => index.remove(agentName));
+      this.settle(index, await table.version(), () => index.remove(agentName));
       return count;
     });
   }

@@ -61,4 +61,22 @@ describe('LanceMemoryStore reading another process’s writes', () => {
     expect((await reader.list(schema)).map((m) => m.memory_id)).toEqual(['after']);
     expect(reader.reads.whole).toBe(2);
   });
+
+  it('loses no memory of two processes writing at once, each reading the other’s', async () => {
+    const schema = `agent_memories_concurrent_${Date.now()}`;
+    await new LanceSearchBackend(lanceConnection(dir)).deploySchema(schema, template);
+    const stores = [0, 1].map(() => new LanceMemoryStore(new LanceDatabase(dir), template, encoder));
+    await Promise.all(
+      stores.flatMap((store, s) =>
+        Array.from({ length: 8 }, (_, i) =>
+          store.add(schema, [memory(`p${s}-${i}`, `Note ${i} of writer ${s}.`)]),
+        ),
+      ),
+    );
+    for (const store of stores) {
+      const ids = (await store.list(schema)).map((m) => m.memory_id).sort();
+      expect(ids).toHaveLength(16);
+      expect(new Set(ids).size).toBe(16);
+    }
+  });
 });
