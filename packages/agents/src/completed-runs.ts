@@ -6,8 +6,9 @@
  * message delivered twice writes once.
  */
 import { randomUUID } from 'node:crypto';
-import { HttpError, log, parseTenantId } from '@tessera/core';
+import { HttpError, log } from '@tessera/core';
 import { type MemoriesDeps, remember } from '@tessera/memories';
+import { incarnationOf, requireTenant } from '@tessera/tenancy';
 import { answerText, autoFile, sourcesOf, type WikiDeps } from '@tessera/wiki';
 import { z } from 'zod';
 import { memoryOf } from './memory';
@@ -19,6 +20,8 @@ export const CompletedRunMessage = z.object({
   run_id: z.string().min(1),
   /** The tenant's canonical id. */
   tenant_id: z.string().min(1),
+  /** Which creation of the tenant ran it: a tenant deleted and created again meanwhile gets none of it. */
+  tenant_incarnation: z.string().optional(),
   agent_name: z.string().min(1),
   query: z.string(),
   context: z.record(z.string(), z.unknown()),
@@ -70,7 +73,15 @@ function compactContext(context: Record<string, unknown>): Record<string, unknow
  */
 export async function recordCompletedRun(deps: RecordDeps, message: CompletedRunMessage): Promise<void> {
   const result = message.result;
-  await remember(deps.memories, message.tenant_id, message.agent_name, memoryOf(message.query, result), {
+  const guarded = await requireTenant(deps.memories.tenancy, message.tenant_id);
+  if (message.tenant_incarnation && incarnationOf(guarded.record) !== message.tenant_incarnation) {
+    log.info('a completed run of a tenant since deleted and created again is not recorded', {
+      tenant: message.tenant_id,
+      run: message.run_id,
+    });
+    return;
+  }
+  await remember(deps.memories, guarded, message.agent_name, memoryOf(message.query, result), {
     memoryId: message.run_id,
     createdAt: message.completed_at,
   });
@@ -80,7 +91,7 @@ export async function recordCompletedRun(deps: RecordDeps, message: CompletedRun
     {
       runId: message.run_id,
       completedAt: message.completed_at,
-      tenant: parseTenantId(message.tenant_id),
+      tenant: guarded.tenant,
       agentName: message.agent_name,
       query: message.query,
       context: message.context,

@@ -14,7 +14,7 @@ import {
   type TaskReporter,
 } from '@tessera/events';
 import { recallMemories, tenantInstructions } from '@tessera/memories';
-import { type GuardedTenant, requireTenant } from '@tessera/tenancy';
+import { type GuardedTenant, incarnationOf, requireTenant } from '@tessera/tenancy';
 import type { Agent, AgentRun, ProcessContext } from './agent';
 import { AGENTS } from './agents/index';
 import { completedRunMessage, InProcessCompletedRuns } from './completed-runs';
@@ -154,6 +154,7 @@ async function completed(
 ): Promise<void> {
   const message = completedRunMessage({
     tenant_id: guarded.tenant.full,
+    tenant_incarnation: incarnationOf(guarded.record),
     agent_name: agentName,
     query: request.query,
     context: request.context,

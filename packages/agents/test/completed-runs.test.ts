@@ -51,6 +51,7 @@ describe('completed runs', () => {
     expect(sent).toHaveLength(1);
     const message = sent[0]!;
     expect(message).toMatchObject({ tenant_id: 'acme:acme', agent_name: 'text_analysis_agent', query });
+    expect(message.tenant_incarnation).toEqual(expect.any(String));
     // Nothing is written until the worker takes the message.
     expect(await memoriesOf('acme')).toEqual([]);
 
@@ -90,6 +91,19 @@ describe('completed runs', () => {
     expect(await memoriesOf('quiet')).toEqual([]);
     expect(await recordCompletedRuns(writer, batch)).toEqual({ batchItemFailures: [] });
     expect(await memoriesOf('quiet')).toHaveLength(1);
+  });
+
+  it('writes nothing of a run whose tenant was deleted and created again since', async () => {
+    const message = completedRunMessage({
+      tenant_id: 'quiet:quiet',
+      tenant_incarnation: 'an earlier creation',
+      agent_name: 'coding_agent',
+      query: 'write a parser',
+      context: { tenant_id: 'quiet' },
+      result: { answer: 'Done.' },
+    });
+    expect(await recordCompletedRuns(writer, records(message))).toEqual({ batchItemFailures: [] });
+    expect((await memoriesOf('quiet')).filter((m) => m.agent_name === 'coding_agent')).toEqual([]);
   });
 
   it('sends a result too large for a message as its answer text and sources', () => {
