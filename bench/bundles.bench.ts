@@ -11,7 +11,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { fallbackHandler, queueWorkers, routes, schedules, splitHandler } from '@tessera/functions/routes';
-import { bundleHandlerModules, searchLayer } from '@tessera/stacks';
+import { bundleHandlerModules, moduleRouters, searchLayer } from '@tessera/stacks';
 
 const run = promisify(execFile);
 const RUNS = Number(process.env.BENCH_BUNDLE_RUNS ?? 5);
@@ -46,7 +46,7 @@ export async function bundlesBench(): Promise<void> {
     ),
   ];
   const built = performance.now();
-  const bundles = bundleHandlerModules(modules);
+  const bundles = bundleHandlerModules(modules, moduleRouters(routes));
   console.log(
     `Bundles of ${modules.length} handler modules ready in ${((performance.now() - built) / 1000).toFixed(1)} s`,
   );

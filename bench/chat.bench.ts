@@ -1,12 +1,16 @@
 /**
  * Chat figures: time to the first streamed token of `POST /v1/chat/completions` (`stream: true`) through the
  * local runtime with fast agents (text analysis; search over a small tenant), with and without a
- * conversation (whose history is read and whose turn is stored before the answer streams): the first byte
- * (the role chunk), the first content token, and `[DONE]`. Target (issue 17): first token ≤ 200 ms.
+ * conversation (whose history is read before the run and whose turn is stored before the last chunk), and
+ * with an agent whose answer the tenant's LLM writes (the summarizer against a loopback OpenAI-compatible
+ * server that streams its answer at once, and one that paces its pieces, whose tokens reach the client as
+ * they are written): the first byte (the role chunk), the first content token, and `[DONE]`. Target: first
+ * token p99 ≤ 200 ms.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { openAIChat, startServer } from '@tessera/testing';
 import { startRuntime } from './admin.bench';
 
 const TURNS = Number(process.env.BENCH_CHAT_TURNS ?? 200);
@@ -51,9 +55,23 @@ async function streamedTurn(url: string, body: Record<string, unknown>): Promise
   return { firstByte, firstToken, done: performance.now() - started };
 }
 
+/** The summarizer's answer: about 600 characters, streamed in pieces of 8 (the first one at once). */
+const SUMMARY = Array.from(
+  { length: 10 },
+  (_, i) => `Merge insert ${i} updates matching rows and inserts the others.`,
+).join(' ');
+/** Milliseconds between the pieces of the paced LLM's answer. */
+const PACE_MS = 10;
+
 export async function chatBench(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-chat-bench-'));
   const runtime = await startRuntime(dataDir);
+  const llm = await startServer(
+    openAIChat((request) => ({
+      content: { summary: SUMMARY },
+      intervalMs: request.messages.at(-1)!.content.includes('paced') ? PACE_MS : 0,
+    })),
+  );
   try {
     const headers = { 'content-type': 'application/json' };
     await fetch(`${runtime.url}/admin/tenants`, {
@@ -77,7 +95,14 @@ export async function chatBench(): Promise<void> {
     if (uploaded.status >= 300)
       throw new Error(`upload answered ${uploaded.status}: ${await uploaded.text()}`);
 
-    const cases: [string, (i: number) => Record<string, unknown>][] = [
+    const llmRecord = await fetch(`${runtime.url}/admin/tenants/bench/config/llm`, {
+      method: 'PUT',
+      headers,
+      body: JSON.stringify({ model: 'openai/bench', api_base: `${llm.url}/v1` }),
+    });
+    if (!llmRecord.ok) throw new Error(`llm record: ${llmRecord.status} ${await llmRecord.text()}`);
+
+    const cases: [string, (i: number) => Record<string, unknown>, number?][] = [
       [
         'text_analysis_agent, no conversation',
         (i) => ({
@@ -101,14 +126,30 @@ export async function chatBench(): Promise<void> {
           messages: [{ role: 'user', content: `merge insert compaction ${i % 40}` }],
         }),
       ],
+      [
+        'summarizer_agent (LLM streams at once), in a conversation',
+        (i) => ({
+          model: 'tessera/summarizer_agent',
+          metadata: { context_id: `bench_llm_${i % 10}` },
+          messages: [{ role: 'user', content: `summarize merge insert ${i % 40}` }],
+        }),
+      ],
+      [
+        `summarizer_agent (LLM paced, ${PACE_MS} ms a piece of 8 characters)`,
+        (i) => ({
+          model: 'tessera/summarizer_agent',
+          messages: [{ role: 'user', content: `summarize merge insert ${i % 40}, paced` }],
+        }),
+        Math.min(TURNS, 40),
+      ],
     ];
     console.log(`\nChat: ${TURNS} streamed turns per case through the runtime, ms`);
     console.log(`${''.padEnd(52)} ${'p50'.padStart(8)} ${'p99'.padStart(8)} ${'max'.padStart(8)}`);
-    for (const [name, body] of cases) {
+    for (const [name, body, turns = TURNS] of cases) {
       for (let i = 0; i < 10; i++) await streamedTurn(runtime.url, body(i)); // warm
       const timings: Timing[] = [];
-      for (let i = 0; i < TURNS; i++) timings.push(await streamedTurn(runtime.url, body(i)));
-      console.log(name);
+      for (let i = 0; i < turns; i++) timings.push(await streamedTurn(runtime.url, body(i)));
+      console.log(`${name} (${turns} turns)`);
       console.log(
         row(
           '  first byte (role chunk)',
@@ -129,6 +170,7 @@ export async function chatBench(): Promise<void> {
       );
     }
   } finally {
+    await llm.close();
     await runtime.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -8,6 +8,7 @@ import { eventsBench } from './events.bench';
 import { extractBench } from './extract.bench';
 import { graphBench } from './graph.bench';
 import { ingestBench } from './ingest.bench';
+import { knowledgeBench } from './knowledge.bench';
 import { mediaBench } from './media.bench';
 import { memoriesBench } from './memories.bench';
 import { runtimeBench } from './runtime.bench';
@@ -20,6 +21,7 @@ const benches: Record<string, () => Promise<void>> = {
   runtime: runtimeBench,
   search: searchBench,
   graph: graphBench,
+  knowledge: knowledgeBench,
   extract: extractBench,
   events: eventsBench,
   ingest: ingestBench,

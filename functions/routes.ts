@@ -207,6 +207,61 @@ export const routes: RouteDef[] = [
   { method: 'GET', path: '/admin/tenant/{tenant}/jobs/{job_id}', handler: 'http/jobs.getJob' },
   { method: 'DELETE', path: '/admin/tenant/{tenant}/jobs/{job_id}', handler: 'http/jobs.deleteJob' },
   { method: 'GET', path: '/admin/tenant/{tenant}/outbound', handler: 'http/jobs.listOutbound' },
+  // The knowledge agents' routes read the tenant's graph into memory, as the graph routes do.
+  {
+    method: 'POST',
+    path: '/admin/tenants/{tenant_full_id}/knowledge/graph/traverse',
+    handler: 'http/knowledge.traverse',
+    memoryMb: 2048,
+  },
+  {
+    method: 'POST',
+    path: '/admin/tenants/{tenant_full_id}/knowledge/temporal/compare',
+    handler: 'http/knowledge.temporalCompare',
+    memoryMb: 2048,
+  },
+  {
+    method: 'POST',
+    path: '/admin/tenants/{tenant_full_id}/knowledge/synthesis/synthesize',
+    handler: 'http/knowledge.synthesize',
+    memoryMb: 2048,
+  },
+  {
+    method: 'POST',
+    path: '/admin/tenants/{tenant_full_id}/knowledge/contradictions/detect',
+    handler: 'http/knowledge.detectContradictions',
+    memoryMb: 2048,
+  },
+  {
+    method: 'POST',
+    path: '/admin/tenants/{tenant_full_id}/knowledge/summaries/summarize',
+    handler: 'http/knowledge.summarize',
+    memoryMb: 2048,
+  },
+  {
+    method: 'POST',
+    path: '/admin/tenants/{tenant_full_id}/knowledge/citations/trace',
+    handler: 'http/knowledge.traceCitation',
+    memoryMb: 2048,
+  },
+  {
+    method: 'POST',
+    path: '/admin/tenants/{tenant_full_id}/knowledge/audit/explain',
+    handler: 'http/knowledge.explainAudit',
+    memoryMb: 2048,
+  },
+  {
+    method: 'POST',
+    path: '/admin/tenants/{tenant_full_id}/knowledge/cross_tenant/compare',
+    handler: 'http/knowledge.compareTenants',
+    memoryMb: 2048,
+  },
+  {
+    method: 'POST',
+    path: '/admin/tenants/{tenant_full_id}/knowledge/federated/query',
+    handler: 'http/knowledge.federatedQuery',
+    memoryMb: 2048,
+  },
   // Chat answers JSON or, with `stream: true`, server-sent events: a response-streaming function (a function
   // URL in AWS, like the event streams), whose run may outlive API Gateway's 30 s.
   {

@@ -92,6 +92,18 @@ function wasmOfPackages(dir: string, names: RegExp): string[] {
 /** Reads the settings kept in Secrets Manager or SSM before a bundle's handler module loads (see writeEntries). */
 const PRELUDE = '@tessera/platform/secrets';
 
+/** The package whose `moduleRouter` builds a bundle's router export. */
+const ROUTER_PACKAGE = '@tessera/http';
+
+/**
+ * The export of a bundle that serves its module's API routes, by the event's route key (`index.route`): one
+ * function for the routes of a module. See bundleHandlerModules.
+ */
+export const ROUTER_EXPORT = 'route';
+
+/** The API routes a module's router serves: each route key (`GET /wiki/topic/{slug}`) with its export. */
+export type ModuleRoutes = Readonly<Record<string, string>>;
+
 /** Lets CommonJS dependencies inlined into the ESM bundle call `require`. */
 const BANNER =
   "import { createRequire as __tesseraCreateRequire } from 'node:module';" +
@@ -113,6 +125,29 @@ export interface HandlerBundle {
   bytes: number;
   /** The files esbuild read into `index.mjs`, relative to the repository root (`node_modules/zod/...`). */
   inputs: string[];
+  /** The routes its ROUTER_EXPORT serves, when it has one. */
+  routes?: ModuleRoutes;
+}
+
+/** One bundle to build: a module, and the routes of its router when it has one. */
+interface BundleUnit {
+  module: string;
+  routes?: ModuleRoutes;
+  /** Names its entry, output, manifest and build directory: the module's, and its routes' hash. */
+  name: string;
+}
+
+/** The routes in route-key order, so that one table always gives the same entry and bundle. */
+export function sortedRoutes(routes: ModuleRoutes): [string, string][] {
+  return Object.entries(routes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+function unitOf(module: string, routes: ModuleRoutes | undefined): BundleUnit {
+  if (!routes || Object.keys(routes).length === 0) return { module, name: outName(module) };
+  const hash = createHash('sha256')
+    .update(JSON.stringify(sortedRoutes(routes)))
+    .digest('hex');
+  return { module, routes, name: `${outName(module)}-routes-${hash.slice(0, 16)}` };
 }
 
 /** What a later process needs to reuse a bundle: the bundle, and what it was built from. */
@@ -190,20 +225,25 @@ const bundles = new Map<string, HandlerBundle>();
 
 /**
  * Bundles each `functions/<module>.ts`: ESM `index.mjs` for Node 22 with `configs/` and the worker-thread
- * modules it starts beside it. A bundle built before (by any process) from the same files is reused; the
- * others are built in one esbuild run, which parses their shared dependencies once.
+ * modules it starts beside it. A module `routers` gives routes to also exports ROUTER_EXPORT, which answers
+ * each of those route keys with its export (`moduleRouter` of @tessera/http), so one function serves them
+ * all. A bundle built before (by any process) from the same files and routes is reused; the others are built
+ * in one esbuild run, which parses their shared dependencies once.
  */
-export function bundleHandlerModules(modules: Iterable<string>): Map<string, HandlerBundle> {
-  const wanted = [...new Set(modules)];
+export function bundleHandlerModules(
+  modules: Iterable<string>,
+  routers: ReadonlyMap<string, ModuleRoutes> = new Map(),
+): Map<string, HandlerBundle> {
+  const wanted = [...new Set(modules)].map((module) => unitOf(module, routers.get(module)));
   const hashes = new Map<string, string | undefined>();
-  for (const module of wanted) {
-    if (bundles.has(module)) continue;
-    const reused = reuse(module, hashes);
-    if (reused) bundles.set(module, reused);
+  for (const unit of wanted) {
+    if (bundles.has(unit.name)) continue;
+    const reused = reuse(unit, hashes);
+    if (reused) bundles.set(unit.name, reused);
   }
-  const missing = wanted.filter((module) => !bundles.has(module));
+  const missing = wanted.filter((unit) => !bundles.has(unit.name));
   if (missing.length > 0) build(missing);
-  return new Map(wanted.map((module) => [module, bundles.get(module)!]));
+  return new Map(wanted.map((unit) => [unit.module, bundles.get(unit.name)!]));
 }
 
 let setup: string | undefined;
@@ -239,13 +279,13 @@ function hashFile(file: string, hashes: Map<string, string | undefined>): string
   return hashes.get(file);
 }
 
-const manifestFile = (module: string) => path.join(cacheDir, 'manifests', `${outName(module)}.json`);
+const manifestFile = (unit: BundleUnit) => path.join(cacheDir, 'manifests', `${unit.name}.json`);
 
-/** The bundle a previous build left for `module`, if every file it was built from is unchanged. */
-function reuse(module: string, hashes: Map<string, string | undefined>): HandlerBundle | undefined {
+/** The bundle a previous build left for `unit`, if every file it was built from is unchanged. */
+function reuse(unit: BundleUnit, hashes: Map<string, string | undefined>): HandlerBundle | undefined {
   let manifest: BundleManifest;
   try {
-    manifest = JSON.parse(readFileSync(manifestFile(module), 'utf8')) as BundleManifest;
+    manifest = JSON.parse(readFileSync(manifestFile(unit), 'utf8')) as BundleManifest;
   } catch {
     return undefined;
   }
@@ -255,18 +295,18 @@ function reuse(module: string, hashes: Map<string, string | undefined>): Handler
   }
   const now = new Date();
   utimesSync(manifest.dir, now, now); // in use again: see pruneStaleBundles
-  const { dir, usesSearchLayer, bytes, inputs } = manifest;
-  return { dir, usesSearchLayer, bytes, inputs };
+  const { dir, usesSearchLayer, bytes, inputs, routes } = manifest;
+  return { dir, usesSearchLayer, bytes, inputs, ...(routes ? { routes } : {}) };
 }
 
-function remember(module: string, bundle: HandlerBundle, sources: string[]): void {
+function remember(unit: BundleUnit, bundle: HandlerBundle, sources: string[]): void {
   const hashes = new Map<string, string | undefined>();
   const manifest: BundleManifest = {
     ...bundle,
     setup: buildSetup(),
     sources: Object.fromEntries(sources.map((file) => [file, hashFile(file, hashes) ?? ''])),
   };
-  const file = manifestFile(module);
+  const file = manifestFile(unit);
   mkdirSync(path.dirname(file), { recursive: true });
   const staging = `${file}.${process.pid}`;
   writeFileSync(staging, JSON.stringify(manifest));
@@ -282,13 +322,15 @@ function writeIfChanged(file: string, text: string): void {
 }
 
 /**
- * The entry of each module's bundle, written under the cache: it imports the prelude first, then re-exports
- * the handler module. The prelude awaits resolveSecretSettings at its top level, and esbuild lays the modules
- * of an ESM bundle out one after the other in import order, so that await holds back the handler module and
- * everything it imports (every env.ts among them) until the secrets are in the environment. Unbundled, ES
- * modules would not wait for a sibling's await; the bundle tests run the built bundles to hold this.
+ * The entry of each module's bundle, written under the cache (named by the module and its routes, so the
+ * same table always gives the same entry): it imports the prelude first, then re-exports the handler module,
+ * and adds the router of its routes when it has some. The prelude awaits resolveSecretSettings at its top
+ * level, and esbuild lays the modules of an ESM bundle out one after the other in import order, so that await
+ * holds back the handler module and everything it imports (every env.ts among them) until the secrets are in
+ * the environment. Unbundled, ES modules would not wait for a sibling's await; the bundle tests run the built
+ * bundles to hold this.
  */
-function writeEntries(modules: string[]): Map<string, string> {
+function writeEntries(units: BundleUnit[]): Map<string, BundleUnit> {
   const dir = path.join(cacheDir, 'entries');
   mkdirSync(dir, { recursive: true });
   const prelude = path.join(dir, 'prelude.ts');
@@ -296,27 +338,68 @@ function writeEntries(modules: string[]): Map<string, string> {
     prelude,
     `import { resolveSecretSettings } from '${PRELUDE}';\nawait resolveSecretSettings();\n`,
   );
-  const entries = new Map<string, string>();
-  for (const module of modules) {
-    const file = path.join(dir, `${outName(module)}.ts`);
-    const handlers = path.join(functionsDir, `${module}.ts`);
-    writeIfChanged(file, `import './prelude';\nexport * from ${JSON.stringify(handlers)};\n`);
-    entries.set(file, module);
+  const entries = new Map<string, BundleUnit>();
+  for (const unit of units) {
+    const file = path.join(dir, `${unit.name}.ts`);
+    const handlers = JSON.stringify(path.join(functionsDir, `${unit.module}.ts`));
+    const lines = ["import './prelude';", `export * from ${handlers};`];
+    if (unit.routes) {
+      lines.push(
+        `import { moduleRouter } from ${JSON.stringify(resolve(ROUTER_PACKAGE))};`,
+        `import * as handlers from ${handlers};`,
+        `export const ${ROUTER_EXPORT} = moduleRouter({`,
+        ...sortedRoutes(unit.routes).map(
+          ([key, name]) => `  ${JSON.stringify(key)}: handlers.${exportName(unit.module, name)},`,
+        ),
+        '});',
+      );
+    }
+    writeIfChanged(file, `${lines.join('\n')}\n`);
+    entries.set(file, unit);
   }
   return entries;
 }
 
-function build(modules: string[]): void {
+/** `name` when it can be written as a property access, as every handler's export name can. */
+function exportName(module: string, name: string): string {
+  if (!/^[A-Za-z_$][\w$]*$/.test(name))
+    throw new Error(`functions/${module}.ts: '${name}' is not an export name`);
+  return name;
+}
+
+/**
+ * Throws when a router's route names an export its module lacks (the bundle's exports are the module's and
+ * the router), or names the router itself: the module would otherwise fail only when it loads in Lambda.
+ */
+function checkRouter(unit: BundleUnit, exports: readonly string[]): void {
+  if (!unit.routes) return;
+  const exported = new Set(exports);
+  const routes = sortedRoutes(unit.routes);
+  const router = routes.filter(([, name]) => name === ROUTER_EXPORT);
+  if (router.length > 0) {
+    throw new Error(
+      `functions/${unit.module}.ts: ${router.map(([key]) => key).join(', ')} cannot be served by an export named '${ROUTER_EXPORT}', the name of its bundle's router`,
+    );
+  }
+  const missing = routes.filter(([, name]) => !exported.has(name));
+  if (missing.length > 0) {
+    throw new Error(
+      `functions/${unit.module}.ts does not export the handler of ${missing.map(([key, name]) => `${key} (${name})`).join(', ')}`,
+    );
+  }
+}
+
+function build(units: BundleUnit[]): void {
   const aliases = layerShims();
   const shimFiles = new Set(aliases.values());
-  const entries = writeEntries(modules);
+  const entries = writeEntries(units);
   const bundlesDir = path.join(cacheDir, 'bundles');
   mkdirSync(bundlesDir, { recursive: true });
   const scratch = mkdtempSync(path.join(cacheDir, 'build-'));
   try {
     const result = esbuild().buildSync({
       entryPoints: [
-        ...[...entries].map(([file, module]) => ({ in: file, out: `${outName(module)}/index` })),
+        ...[...entries].map(([file, unit]) => ({ in: file, out: `${unit.name}/index` })),
         ...THREAD_MODULES.map(({ file }) => ({ in: file, out: `threads/${path.basename(file, '.mjs')}` })),
       ],
       outdir: scratch,
@@ -340,9 +423,10 @@ function build(modules: string[]): void {
       }),
     );
     for (const output of outputs) {
-      const module = output.entryPoint && entries.get(path.resolve(repoRoot, output.entryPoint));
-      if (!module) continue;
-      const built = path.join(scratch, outName(module));
+      const unit = output.entryPoint && entries.get(path.resolve(repoRoot, output.entryPoint));
+      if (!unit) continue;
+      checkRouter(unit, output.exports);
+      const built = path.join(scratch, unit.name);
       cpSync(configsDir, path.join(built, 'configs'), { recursive: true });
       const inputs = Object.keys(output.inputs);
       const absolute = new Set(inputs.map((input) => path.resolve(repoRoot, input)));
@@ -359,22 +443,25 @@ function build(modules: string[]): void {
           sources.push(path.relative(repoRoot, file));
         }
       }
-      const dir = path.join(bundlesDir, `${outName(module)}-${hashDirectory(built).slice(0, 16)}`);
+      const dir = path.join(bundlesDir, `${outName(unit.module)}-${hashDirectory(built).slice(0, 16)}`);
       publish(built, dir);
       const bundle: HandlerBundle = {
         dir,
         usesSearchLayer: [...absolute].some((input) => shimFiles.has(input)),
         bytes: statSync(path.join(dir, 'index.mjs')).size,
         inputs,
+        ...(unit.routes ? { routes: unit.routes } : {}),
       };
-      bundles.set(module, bundle);
-      remember(module, bundle, [...new Set(sources)]);
+      bundles.set(unit.name, bundle);
+      remember(unit, bundle, [...new Set(sources)]);
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-  const unbuilt = modules.filter((module) => !bundles.has(module));
-  if (unbuilt.length > 0) throw new Error(`esbuild produced no bundle for ${unbuilt.join(', ')}`);
+  const unbuilt = units.filter((unit) => !bundles.has(unit.name));
+  if (unbuilt.length > 0) {
+    throw new Error(`esbuild produced no bundle for ${unbuilt.map((unit) => unit.module).join(', ')}`);
+  }
   pruneStaleBundles(bundlesDir);
 }
 

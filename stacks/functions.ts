@@ -9,7 +9,15 @@ import { AssetHashType, Duration, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { bundleHandlerModules, type HandlerBundle, LAMBDA_CONFIG_DIR, searchLayer } from './bundle';
+import {
+  bundleHandlerModules,
+  type HandlerBundle,
+  LAMBDA_CONFIG_DIR,
+  type ModuleRoutes,
+  ROUTER_EXPORT,
+  searchLayer,
+  sortedRoutes,
+} from './bundle';
 import { pascalCase } from './definitions';
 import { bundleReads, grantMismatches, MODULE_GRANTS, referencedStores, type StoreGrants } from './grants';
 import type { Queues } from './queues';
@@ -64,6 +72,10 @@ export class Functions extends Construct {
   private readonly moduleRoles = new Map<string, iam.Role>();
   /** Variables every non-streaming function gets, whenever it is created. */
   private readonly shared = new Map<string, string>();
+  /** The routes of each module whose bundle has a router, by module. */
+  private readonly routers = new Map<string, ModuleRoutes>();
+  /** Variables every function whose bundle reads them gets, whenever it is created. */
+  private readonly provided = new Map<string, string>();
 
   constructor(scope: Construct, id: string, props: FunctionsProps) {
     super(scope, id);
@@ -71,10 +83,25 @@ export class Functions extends Construct {
     this.props = props;
   }
 
-  /** Bundles the modules of these handlers in one build (shared dependencies are parsed once). */
-  bundle(handlers: readonly string[]): void {
+  /**
+   * Bundles the modules of these handlers in one build (shared dependencies are parsed once). `routers` gives
+   * modules the routes their bundle's router serves (`<module>.route`, see bundleHandlerModules): once, before
+   * any function of the module exists, since all the module's functions share its one code asset.
+   */
+  bundle(handlers: readonly string[], routers: ReadonlyMap<string, ModuleRoutes> = new Map()): void {
+    for (const [module, routes] of routers) {
+      const known = this.routers.get(module);
+      if (known && JSON.stringify(sortedRoutes(known)) !== JSON.stringify(sortedRoutes(routes))) {
+        throw new Error(`The routes of functions/${module}.ts were given twice, and differ`);
+      }
+      if (!known && this.code.has(module)) {
+        throw new Error(`The routes of functions/${module}.ts come after functions of it were created`);
+      }
+      this.routers.set(module, routes);
+    }
     const modules = handlers.map((handler) => splitHandler(handler).module);
-    for (const [module, bundle] of bundleHandlerModules(modules)) this.bundles.set(module, bundle);
+    for (const [module, bundle] of bundleHandlerModules(modules, this.routers))
+      this.bundles.set(module, bundle);
   }
 
   /**
@@ -87,6 +114,11 @@ export class Functions extends Construct {
     const { module, exportName } = splitHandler(spec.handler);
     if (!this.bundles.has(module)) this.bundle([spec.handler]);
     const bundle = this.bundles.get(module)!;
+    if (exportName === ROUTER_EXPORT && !bundle.routes) {
+      throw new Error(
+        `${spec.handler}: the bundle of functions/${module}.ts has no router; give bundle() its routes`,
+      );
+    }
     const grants = this.grantsOf(module, bundle);
     // A module role is granted once, by its first function: every further grant would repeat the same
     // statements, which CloudFormation counts before they are merged (overflow policies, resources).
@@ -114,6 +146,7 @@ export class Functions extends Construct {
     this.applySettings(fn, bundle);
     const streaming = spec.streaming ?? false;
     if (!streaming) for (const [name, value] of this.shared) fn.addEnvironment(name, value);
+    for (const [name, value] of this.provided) if (bundleReads(bundle, name)) fn.addEnvironment(name, value);
     this.created.push({ fn, streaming, bundle });
     return fn;
   }
@@ -134,6 +167,11 @@ export class Functions extends Construct {
     return role;
   }
 
+  /** The bundle the functions of `module` ship, once it is bundled: with its router when it has routes. */
+  bundleOf(module: string): HandlerBundle | undefined {
+    return this.bundles.get(module);
+  }
+
   /** The functions created so far whose bundle reads `variable` (an env.ts of theirs names it). */
   readersOf(variable: string): lambda.Function[] {
     return this.created.filter(({ bundle }) => bundleReads(bundle, variable)).map(({ fn }) => fn);
@@ -147,6 +185,15 @@ export class Functions extends Construct {
   shareUrl(name: string, url: string): void {
     this.shared.set(name, url);
     for (const { fn, streaming } of this.created) if (!streaming) fn.addEnvironment(name, url);
+  }
+
+  /**
+   * Gives every function whose bundle reads `name`, created before or after, `name` = `value`, streaming ones
+   * included: for a value that no function's own resources feed (the HTTP API's URL), so no cycle can form.
+   */
+  provide(name: string, value: string): void {
+    this.provided.set(name, value);
+    for (const { fn, bundle } of this.created) if (bundleReads(bundle, name)) fn.addEnvironment(name, value);
   }
 
   private grantsOf(module: string, bundle: HandlerBundle): StoreGrants {

@@ -164,6 +164,15 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
   },
   // Agents run; a completed run is queued for its memory and wiki filing (see AGENT_RUNS).
   'http/agents': AGENT_RUNS,
+  // The knowledge agents read the tenant's graph and memories, the named tenants of its organization, the
+  // system configuration (the registry) and a workflow's task events. The bundle holds the agents' code (runs
+  // leaving memories and wiki pages, workflow reporting, the completed-run queue's name), which these routes
+  // do not run.
+  'http/knowledge': {
+    tables: { ...AGENT_REACH },
+    buckets: { search: 'readWrite' },
+    queues: { agentRuns: 'describe' },
+  },
   // Memories are listed and deleted in the tenant's memory table; instructions are written and read.
   'http/memories': {
     tables: { ...TENANCY_READ, ...TRACED, instructions: 'readWrite' },

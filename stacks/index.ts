@@ -1,6 +1,13 @@
 /** The CDK constructs of Tessera's AWS resources, composed by sst.config.ts and app.ts. */
-export { Api, type ApiProps } from './api';
-export { bundleHandlerModules, type HandlerBundle, LAMBDA_CONFIG_DIR, searchLayer } from './bundle';
+export { Api, type ApiProps, moduleRouters } from './api';
+export {
+  bundleHandlerModules,
+  type HandlerBundle,
+  LAMBDA_CONFIG_DIR,
+  type ModuleRoutes,
+  ROUTER_EXPORT,
+  searchLayer,
+} from './bundle';
 export { deployMediaSettings, deploySettings } from './env';
 export {
   API_TIMEOUT_SECONDS,

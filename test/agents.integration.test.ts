@@ -174,12 +174,13 @@ describe('POST /agents/{name}/process (integration)', () => {
     expect((await process_('kg_traversal_agent', 'q')).body).toEqual({
       detail: "Agent 'kg_traversal_agent' is disabled",
     });
-    const missing = await process_('audit_explanation_agent', 'explain the run');
-    expect(missing.status).toBe(501);
-    expect(missing.body.detail).toMatchObject({
-      error: 'agent_not_available',
-      agent: 'audit_explanation_agent',
-    });
+    // The audit explanation takes a workflow id: a sentence is none, and an unknown id is not found.
+    const notAnId = await process_('audit_explanation_agent', 'explain the run');
+    expect(notAnId.status).toBe(422);
+    expect(notAnId.body.detail[0].loc).toEqual(['body', 'context', 'workflow_id']);
+    const missing = await process_('audit_explanation_agent', 'wf_none');
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ detail: "Workflow 'wf_none' not found" });
     expect(
       (await call(rt.url, 'POST', '/agents/search_agent/process', { query: 'q', context: {} })).status,
     ).toBe(422);

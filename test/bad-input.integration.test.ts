@@ -7,6 +7,7 @@
 import { appendFileSync } from 'node:fs';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { contracts, MediaType } from '@tessera/api';
+import { edgeId } from '@tessera/graph';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkAnswer } from './support/contract';
 import { type BadRequest, type Baseline, casesOf } from './support/corpus';
@@ -27,6 +28,8 @@ const PROFILE = {
   model_loader: 'colbert',
 };
 const MAX_FILE_BYTES = 100_000;
+/** A workflow run of TENANT the audit explanation reads. */
+const AUDITED_WORKFLOW = 'corpus_workflow';
 
 let rt: RuntimeProcess;
 let doneJob: string;
@@ -68,6 +71,12 @@ beforeAll(async () => {
     ],
   });
   expect(graph.status).toBe(200);
+  // A workflow run of the tenant, for the audit explanation.
+  const workflow = await call(rt.url, 'POST', '/agents/search_agent/process', {
+    query: 'rotate keys',
+    context: { tenant_id: TENANT, workflow_id: AUDITED_WORKFLOW },
+  });
+  expect(workflow.status).toBe(200);
   const presigned = await call(rt.url, 'POST', '/ingestion/uploads', {
     tenant_id: TENANT,
     filename: 'later.md',
@@ -419,6 +428,31 @@ function baselines(): Record<string, Omit<Baseline, 'path'> & { path?: string[] 
       dropsUnknownFields: true,
       writes: false,
       remembers: true,
+    },
+    'knowledge.traverse': { path: [TENANT], body: { start_subject_key: 'alpha', depth: 2 }, writes: false },
+    'knowledge.temporalCompare': { path: [TENANT], body: { subject_key: 'alpha' }, writes: false },
+    'knowledge.synthesize': { path: [TENANT], body: { limit: 10 }, writes: false },
+    'knowledge.detectContradictions': {
+      path: [TENANT],
+      body: { subject_key: 'alpha', predicate: 'calls' },
+      writes: false,
+    },
+    'knowledge.summarize': { path: [TENANT], body: { subject_keys: ['alpha', 'beta'] }, writes: false },
+    'knowledge.traceCitation': {
+      path: [TENANT],
+      body: { claim_id: edgeId('alpha', 'calls', 'beta', 'function:alpha', 0, 0) },
+      writes: false,
+    },
+    'knowledge.explainAudit': { path: [TENANT], body: { workflow_id: AUDITED_WORKFLOW }, writes: false },
+    'knowledge.compareTenants': {
+      path: [TENANT],
+      body: { other_tenant_ids: ['acme:other'], query: 'alpha', top_k: 5 },
+      writes: false,
+    },
+    'knowledge.federatedQuery': {
+      path: [TENANT],
+      body: { tenant_ids: [TENANT, 'acme:other'], query: 'alpha', top_k: 5 },
+      writes: false,
     },
     'config.getSystemConfig': { writes: false },
     'config.putSystemConfig': {

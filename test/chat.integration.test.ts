@@ -19,6 +19,8 @@ let rt: RuntimeProcess;
 let llm: TestServer;
 /** Queries whose summarizer call the fake LLM holds (the client disconnects meanwhile). */
 const slow = new Set<string>();
+/** Queries whose summary the fake LLM streams slowly: pieces of 6 characters, `intervalMs` apart. */
+const paced = new Map<string, number>();
 
 const chunks = (text: string) =>
   text
@@ -52,12 +54,36 @@ beforeAll(async () => {
   llm = await startServer(
     openAIChat(async (request) => {
       const user = request.messages.at(-1)!.content;
+      if (request.response_format?.json_schema?.name === 'orchestration_plan') {
+        return {
+          content: { steps: [{ agent_name: 'search_agent', query: 'merge insert', depends_on: [] }] },
+        };
+      }
+      if (request.response_format?.json_schema?.name === 'orchestration_answer') {
+        return {
+          content: { final_answer: 'Merge insert upserts rows, the search step found.' },
+          chunkChars: 4,
+        };
+      }
+      if (request.response_format?.json_schema?.name === 'code_files') {
+        return {
+          content: {
+            explanation: 'A parser that reads "key=value" lines.',
+            files: [
+              { path: 'src/parse.ts', language: 'typescript', content: 'export const parse = () => 1;' },
+            ],
+          },
+          chunkChars: 5,
+        };
+      }
       if (request.response_format?.json_schema?.name === 'verdict') {
         return { content: { verdict: `answered: ${user.split('\n')[0]}`, sources: ['lancedb-notes.md'] } };
       }
       if ([...slow].some((query) => user.includes(query))) await new Promise((r) => setTimeout(r, 3000));
+      const pace = [...paced].find(([query]) => user.includes(query))?.[1];
       return {
         content: { summary: `LLM summary for ${user.split('\n').find((l) => l.startsWith('Request:'))}` },
+        ...(pace ? { chunkChars: 6, intervalMs: pace } : {}),
       };
     }),
   );
@@ -99,6 +125,23 @@ afterAll(async () => {
   await rt?.stop();
   await llm?.close();
 });
+
+/** A GET of the runtime. */
+const call_ = (route: string) => call(rt.url, 'GET', route);
+
+/** A raw streamed summarizer turn of acme in conversation `contextId`, which the client may leave. */
+const summaryStream = (question: string, contextId: string, signal: AbortSignal) =>
+  fetch(`${rt.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-tessera-tenant': 'acme' },
+    body: JSON.stringify({
+      model: 'tessera/summarizer_agent',
+      stream: true,
+      metadata: { context_id: contextId },
+      messages: [{ role: 'user', content: question }],
+    }),
+    signal,
+  });
 
 describe('/v1/chat/completions with the openai client (integration)', () => {
   it('answers a search agent turn as JSON and streamed, the same text, derived from the hits', async () => {
@@ -377,17 +420,7 @@ describe('/v1/chat/completions with the openai client (integration)', () => {
     const contextId = `gone_${Date.now().toString(36)}`;
     slow.add('client leaves early');
     const controller = new AbortController();
-    const response = await fetch(`${rt.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-tessera-tenant': 'acme' },
-      body: JSON.stringify({
-        model: 'tessera/summarizer_agent',
-        stream: true,
-        metadata: { context_id: contextId },
-        messages: [{ role: 'user', content: 'client leaves early' }],
-      }),
-      signal: controller.signal,
-    });
+    const response = await summaryStream('client leaves early', contextId, controller.signal);
     const reader = response.body!.getReader();
     const first = Buffer.from((await reader.read()).value!).toString();
     expect(first).toContain('"role":"assistant"');
@@ -396,6 +429,175 @@ describe('/v1/chat/completions with the openai client (integration)', () => {
     expect(rt.child.exitCode).toBeNull();
     expect((await call(rt.url, 'GET', '/health')).status).toBe(200);
     expect((await call(rt.url, 'GET', `/conversations/${contextId}?tenant_id=acme`)).status).toBe(404);
+  });
+});
+
+/** The LLM's streamed call whose prompt holds `query`. */
+const llmCallOf = (query: string) =>
+  llm.requests.find(
+    (seen) =>
+      (seen.body as { stream?: boolean }).stream === true &&
+      (seen.body as { messages: { content: string }[] }).messages.at(-1)!.content.includes(query),
+  );
+
+/**
+ * Reads `response` until `token` shows, then leaves while the LLM is still writing (its 60-odd characters
+ * take about 3 s), and waits for the LLM to see its request closed before it finished.
+ */
+async function leaveMidAnswer(question: string, response: Response, token: RegExp, leave: AbortController) {
+  const reader = response.body!.getReader();
+  let seen = '';
+  while (!token.test(seen)) seen += Buffer.from((await reader.read()).value!).toString();
+  expect(llmCallOf(question)!.answeredAt).toBeUndefined();
+  leave.abort();
+  await vi.waitFor(() => expect(llmCallOf(question)!.closedEarly).toBe(true), {
+    timeout: 20_000,
+    interval: 100,
+  });
+  expect(llmCallOf(question)!.answeredAt).toBeUndefined();
+}
+
+describe('token streaming of an answer the LLM writes (integration)', () => {
+  it("streams the summarizer's tokens as the LLM writes them, and stores and returns the whole answer", async () => {
+    const question = 'How are late fees charged on invoices?';
+    paced.set(question, 150);
+    const contextId = `tokens_${Date.now().toString(36)}`;
+    const stream = await client('acme').chat.completions.create({
+      model: 'tessera/summarizer_agent',
+      messages: [{ role: 'user', content: question }],
+      metadata: { context_id: contextId },
+      stream: true,
+    });
+    const deltas: { text: string; at: number }[] = [];
+    let last: unknown;
+    for await (const chunk of stream) {
+      const text = chunk.choices[0]?.delta.content;
+      if (text) deltas.push({ text, at: Date.now() });
+      last = chunk;
+    }
+    const text = deltas.map((delta) => delta.text).join('');
+    expect(text).toBe(`LLM summary for Request: ${question}`);
+    // Token by token: many deltas, the first reaching the client while the LLM was still writing.
+    expect(deltas.length).toBeGreaterThan(5);
+    const call = llmCallOf(question)!;
+    expect(call.answeredAt).toBeDefined();
+    expect(deltas[0]!.at).toBeLessThan(call.answeredAt!);
+    expect((last as { tessera: { result: { summary: string } } }).tessera.result.summary).toBe(text);
+    const thread = await call_(`/conversations/${contextId}?tenant_id=acme`);
+    expect(thread.body.messages.map((m: { content: string }) => m.content)).toEqual([question, text]);
+    // Not streamed, the same answer from a whole call.
+    const whole = await client('acme').chat.completions.create({
+      model: 'tessera/summarizer_agent',
+      messages: [{ role: 'user', content: question }],
+    });
+    expect(whole.choices[0]!.message.content).toBe(text);
+  });
+
+  it("streams a coding answer's explanation as written, then its files, the same text as the JSON answer", async () => {
+    const ask = {
+      model: 'tessera/coding_agent',
+      messages: [{ role: 'user' as const, content: 'write a parser' }],
+    };
+    const whole = await client('acme').chat.completions.create(ask);
+    const stream = await client('acme').chat.completions.create({ ...ask, stream: true });
+    const deltas: string[] = [];
+    for await (const chunk of stream)
+      if (chunk.choices[0]?.delta.content) deltas.push(chunk.choices[0].delta.content);
+    expect(deltas.join('')).toBe(whole.choices[0]!.message.content);
+    expect(deltas.join('')).toMatch(
+      /^A parser that reads "key=value" lines\.\n\nsrc\/parse\.ts:\n```typescript\n/,
+    );
+    // The explanation came token by token (pieces of 5 characters from the LLM).
+    expect(deltas.slice(0, 3).every((delta) => delta.length <= 5)).toBe(true);
+  });
+
+  it("streams an orchestration's final answer over AG-UI, then tells its sub-agent calls", async () => {
+    const key = await mint('acme');
+    const agent = new HttpAgent({
+      url: `${rt.url}/ag-ui/orchestrator_agent`,
+      headers: { Authorization: `Bearer ${key.key}` },
+      initialMessages: [{ id: 'u1', role: 'user', content: 'how does merge insert work' }],
+    });
+    const events: BaseEvent[] = [];
+    const outcome = await agent.runAgent(
+      { runId: 'run_orch' },
+      { onEvent: ({ event }) => void events.push(event) },
+    );
+    const types = events.map((event) => String(event.type));
+    expect(types.at(-1)).toBe('RUN_FINISHED');
+    const text = events
+      .filter((event) => event.type === 'TEXT_MESSAGE_CONTENT')
+      .map((event) => (event as unknown as { delta: string }).delta)
+      .join('');
+    expect(text).toBe('Merge insert upserts rows, the search step found.');
+    expect(types.filter((type) => type === 'TEXT_MESSAGE_CONTENT').length).toBeGreaterThan(5);
+    expect(types.indexOf('TEXT_MESSAGE_END')).toBeLessThan(types.indexOf('TOOL_CALL_START'));
+    const start = events.find((event) => event.type === 'TOOL_CALL_START') as unknown as {
+      toolCallName: string;
+    };
+    expect(start.toolCallName).toBe('search_agent');
+    const reply = outcome.newMessages.find((m) => m.role === 'assistant') as {
+      content?: string;
+      toolCalls?: unknown[];
+    };
+    expect(reply.content).toBe(text);
+    expect(reply.toolCalls).toHaveLength(1);
+  });
+
+  it('closes the LLM stream when the client goes away mid-answer, and stores nothing', async () => {
+    const question = 'What happens when the reader leaves during the tokens?';
+    paced.set(question, 400);
+    const contextId = `left_${Date.now().toString(36)}`;
+    const controller = new AbortController();
+    const response = await summaryStream(question, contextId, controller.signal);
+    await leaveMidAnswer(question, response, /"delta":\{"content":"[^"]/, controller);
+    expect(rt.child.exitCode).toBeNull();
+    expect((await call_(`/conversations/${contextId}?tenant_id=acme`)).status).toBe(404);
+  });
+
+  it('closes the LLM stream when an AG-UI client goes away mid-answer', async () => {
+    const question = 'What if the AG-UI reader leaves during the tokens?';
+    paced.set(question, 400);
+    const key = await mint('acme');
+    const controller = new AbortController();
+    const response = await fetch(`${rt.url}/ag-ui/summarizer_agent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key.key}` },
+      body: JSON.stringify(runInput(question)),
+      signal: controller.signal,
+    });
+    await leaveMidAnswer(question, response, /TEXT_MESSAGE_CONTENT/, controller);
+  });
+
+  it('streams the tokens as AG-UI TEXT_MESSAGE_CONTENT events through HttpAgent', async () => {
+    const question = 'Which fees apply to invoices paid late?';
+    paced.set(question, 150);
+    const key = await mint('acme');
+    const agent = new HttpAgent({
+      url: `${rt.url}/ag-ui/summarizer_agent`,
+      headers: { Authorization: `Bearer ${key.key}` },
+      threadId: `thread_tokens_${Date.now().toString(36)}`,
+      initialMessages: [{ id: 'u1', role: 'user', content: question }],
+    });
+    const events: { event: BaseEvent; at: number }[] = [];
+    const outcome = await agent.runAgent(
+      { runId: 'run_tokens' },
+      { onEvent: ({ event }) => void events.push({ event, at: Date.now() }) },
+    );
+    const types = events.map(({ event }) => String(event.type));
+    expect(types[0]).toBe('RUN_STARTED');
+    expect(types.at(-1)).toBe('RUN_FINISHED');
+    const contents = events.filter(({ event }) => event.type === 'TEXT_MESSAGE_CONTENT');
+    expect(contents.length).toBeGreaterThan(5);
+    expect(contents[0]!.at).toBeLessThan(llmCallOf(question)!.answeredAt!);
+    expect(types.indexOf('TEXT_MESSAGE_START')).toBeLessThan(types.indexOf('TEXT_MESSAGE_CONTENT'));
+    expect(types.lastIndexOf('TEXT_MESSAGE_CONTENT')).toBeLessThan(types.indexOf('TEXT_MESSAGE_END'));
+    expect(types).toContain('STATE_SNAPSHOT');
+    const text = contents.map(({ event }) => (event as unknown as { delta: string }).delta).join('');
+    expect(text).toBe(`LLM summary for Request: ${question}`);
+    expect(outcome.newMessages.find((m) => m.role === 'assistant')?.content).toBe(text);
+    const thread = await call_(`/conversations/${agent.threadId}?tenant_id=acme`);
+    expect(thread.body.messages.map((m: { content: string }) => m.content)).toEqual([question, text]);
   });
 });
 

@@ -1,11 +1,12 @@
 import { fallbackHandler, type RouteDef, routes, splitHandler } from '@tessera/functions/routes';
-import { streamingUrlVariable } from '@tessera/platform/resources';
+import { API_URL_VARIABLE, streamingUrlVariable } from '@tessera/platform/resources';
 import {
   API_TIMEOUT_SECONDS,
   Api,
   type ApiProps,
   DEFAULT_MEMORY_MB,
   DEFAULT_TIMEOUT_SECONDS,
+  ROUTER_EXPORT,
 } from '@tessera/stacks';
 import type { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -29,6 +30,12 @@ function synthesize(props: Pick<ApiProps, 'routes'> = {}): Synthesized {
 
 /** Streaming routes are served by Function URLs, not API routes. */
 const apiRoutes = routes.filter((route) => !route.streaming);
+/** The API routes by handler module. */
+const apiModules = new Map<string, RouteDef[]>();
+for (const route of apiRoutes) {
+  const { module } = splitHandler(route.handler);
+  apiModules.set(module, [...(apiModules.get(module) ?? []), route]);
+}
 
 /** Each API route key with the logical id and properties of the function its integration invokes. */
 function functionsByRouteKey(
@@ -59,24 +66,58 @@ describe('Api', () => {
     expect(keys.sort()).toEqual([...apiRoutes.map((r) => `${r.method} ${r.path}`), '$default'].sort());
   });
 
-  it('integrates each route with a function of its own that runs the route handler', () => {
+  it("integrates the routes of each handler module with one function running the module's router", () => {
     const byKey = functionsByRouteKey(shared.template);
-    for (const route of apiRoutes) {
-      const target = byKey.get(`${route.method} ${route.path}`);
-      expect(target?.properties, route.path).toMatchObject({
-        Handler: `index.${splitHandler(route.handler).exportName}`,
+    for (const [module, moduleRoutes] of apiModules) {
+      const ids = new Set(moduleRoutes.map((route) => byKey.get(`${route.method} ${route.path}`)?.id));
+      expect(ids.size, module).toBe(1);
+      const target = byKey.get(`${moduleRoutes[0]!.method} ${moduleRoutes[0]!.path}`);
+      // As long as the module's longest route may take, with the memory of its largest.
+      expect(target?.properties, module).toMatchObject({
+        Handler: `index.${ROUTER_EXPORT}`,
         Runtime: 'nodejs22.x',
         Architectures: ['x86_64'],
-        Timeout: route.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
-        MemorySize: route.memoryMb ?? DEFAULT_MEMORY_MB,
+        Timeout: Math.max(...moduleRoutes.map((route) => route.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS)),
+        MemorySize: Math.max(...moduleRoutes.map((route) => route.memoryMb ?? DEFAULT_MEMORY_MB)),
       });
+      expect(logicalId(shared.stack, shared.api.moduleFunctions.get(module)!)).toBe(target!.id);
     }
     const ids = new Set([...byKey.values()].map((target) => target.id));
-    expect(ids.size).toBe(apiRoutes.length + 1);
+    expect(ids.size).toBe(apiModules.size + 1);
+    expect(ROUTER_EXPORT).toBe('route');
+    // One integration a module (and the fallback's), each route of the module targeting it.
+    shared.template.resourceCountIs('AWS::ApiGatewayV2::Integration', apiModules.size + 1);
     shared.template.allResourcesProperties('AWS::ApiGatewayV2::Integration', {
       IntegrationType: 'AWS_PROXY',
       PayloadFormatVersion: '2.0',
     });
+  });
+
+  it('creates functions per handler module, not per route: modules, streams, long runs and the fallback', () => {
+    const ours = Object.values(shared.template.findResources('AWS::Lambda::Function')).filter(
+      (fn) => fn.Properties.Runtime === 'nodejs22.x',
+    );
+    const streams = routes.filter((route) => route.streaming).length;
+    const longRuns = routes.filter((route) => route.longRun).length;
+    expect(ours).toHaveLength(apiModules.size + streams + longRuns + 1);
+    expect(apiModules.size).toBeLessThan(apiRoutes.length / 2);
+  });
+
+  it('lets API Gateway invoke each module function from any route with one permission, and no more', () => {
+    const apiId = logicalId(shared.stack, shared.api.httpApi);
+    const permissions = Object.values(shared.template.findResources('AWS::Lambda::Permission')).filter(
+      (permission) => permission.Properties.Principal === 'apigateway.amazonaws.com',
+    );
+    expect(permissions).toHaveLength(apiModules.size + 1);
+    const targets = permissions.map((permission) => permission.Properties.FunctionName['Fn::GetAtt'][0]);
+    expect(new Set(targets).size).toBe(permissions.length);
+    for (const permission of permissions) {
+      expect(permission.Properties.Action).toBe('lambda:InvokeFunction');
+      // Any stage, method and route of this API (the fallback's: any stage and method, no route).
+      const parts = permission.Properties.SourceArn['Fn::Join'][1] as unknown[];
+      expect(parts.at(-2)).toEqual({ Ref: apiId });
+      expect(parts.at(-1)).toMatch(/^\/\*\/\*(\/\*)?$/);
+    }
   });
 
   it('lets no API route run longer than API Gateway waits for it (29 s, under its 30 s limit)', () => {
@@ -86,6 +127,27 @@ describe('Api', () => {
       .map(([key, target]) => `${key}: ${target.properties.Timeout} s`);
     expect(over).toEqual([]);
     expect(API_TIMEOUT_SECONDS).toBe(29);
+  });
+
+  it("refuses a route handler named as the module's router, and a route twice", () => {
+    const { functions, stack } = compose(apps.create(), 'RouterNameTest');
+    expect(
+      () =>
+        new Api(stack, 'Api', {
+          functions,
+          routes: [{ method: 'GET', path: '/health', handler: `http/health.${ROUTER_EXPORT}` }],
+        }),
+    ).toThrow(/GET \/health: its handler may not be named 'route', the name of its module's router/);
+    expect(
+      () =>
+        new Api(stack, 'Api2', {
+          functions,
+          routes: [
+            { method: 'GET', path: '/health', handler: 'http/health.health' },
+            { method: 'GET', path: '/health', handler: 'http/openapi.openapi' },
+          ],
+        }),
+    ).toThrow(/GET \/health: twice in the route table/);
   });
 
   it('refuses an API route whose timeout API Gateway would cut short', () => {
@@ -146,10 +208,8 @@ describe('Api', () => {
     });
     const layer = template.findResources('AWS::Lambda::LayerVersion');
     const layerRef = { Ref: Object.keys(layer)[0] };
-    template.hasResourceProperties('AWS::Lambda::Function', {
-      Handler: 'index.health',
-      Layers: [layerRef],
-    });
+    const healthId = logicalId(stack, api.moduleFunctions.get('http/health')!);
+    expect(template.toJSON().Resources[healthId].Properties.Layers).toEqual([layerRef]);
     const fallbackId = logicalId(stack, api.functions.get('$default')!);
     expect(template.toJSON().Resources[fallbackId].Properties.Layers).toBeUndefined();
   });
@@ -206,6 +266,32 @@ describe('Api', () => {
     // Not the long-run function itself: it would depend on its own URL.
     expect(resources[id].Properties.Environment.Variables.TESSERA_AGENT_LONG_RUN_URL).toBeUndefined();
     template.hasOutput('*', { Value: { 'Fn::GetAtt': [urlId, 'FunctionUrl'] } });
+  });
+
+  it('gives every function that runs agents the HTTP API URL, the streams and the long-run function included', () => {
+    const { stack, api, template } = shared;
+    const resources = template.toJSON().Resources;
+    const endpoint = { 'Fn::GetAtt': [logicalId(stack, api.httpApi), 'ApiEndpoint'] };
+    const variablesOf = (id: string) => resources[id].Properties.Environment.Variables;
+    // Chat and AG-UI are served by Function URLs: their sub-agent calls must not go to their own host.
+    for (const key of [
+      'POST /v1/chat/completions',
+      'POST /ag-ui/{agent}',
+      'POST /agents/{agent_name}/process',
+    ]) {
+      expect(variablesOf(logicalId(stack, api.functions.get(key)!))[API_URL_VARIABLE], key).toEqual(endpoint);
+    }
+    const longRun = api.longRuns.get('POST /agents/{agent_name}/process')!;
+    expect(variablesOf(logicalId(stack, longRun.fn))[API_URL_VARIABLE]).toEqual(endpoint);
+    // Only bundles that read it: the health route runs no agent.
+    expect(
+      variablesOf(logicalId(stack, api.functions.get('GET /health')!))[API_URL_VARIABLE],
+    ).toBeUndefined();
+  });
+
+  it('forms no dependency cycle between the API, its functions and their URLs', () => {
+    // The assertions library refuses a template whose resources depend on each other in a cycle (undeployable).
+    expect(() => Template.fromStack(shared.stack)).not.toThrow();
   });
 
   describe('given a streaming route', () => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { WASM_FILES } from '@tessera/extractors/wasm-files';
-import { bundleHandlerModules, searchLayer } from '@tessera/stacks';
+import { bundleHandlerModules, ROUTER_EXPORT, searchLayer } from '@tessera/stacks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /** Imports the health bundle in a fresh Node process and prints its answer to GET /health. */
@@ -125,6 +125,99 @@ describe('bundleHandlerModules', () => {
       expect(shipped.sort(), module).toEqual(wanted);
     }
     expect(readdirSync(bundles.get('http/search')!.dir).filter((file) => file.endsWith('.wasm'))).toEqual([]);
+  });
+
+  describe('with the routes of a module', () => {
+    const routes = { 'GET /openapi.json': 'openapi', 'GET /docs/openapi.json': 'openapi' };
+    /** Imports a bundle in a fresh Node process and prints what its router answers each route key. */
+    const routerScript = `
+const bundle = await import(process.argv[1]);
+const answers = [];
+for (const routeKey of JSON.parse(process.argv[2])) {
+  const event = { version: '2.0', routeKey, rawPath: '/x', rawQueryString: '', headers: {},
+    requestContext: { http: { method: 'GET', path: '/x' } }, isBase64Encoded: false };
+  const answer = await bundle[${JSON.stringify(ROUTER_EXPORT)}](event, { awsRequestId: 'r1' });
+  answers.push({ routeKey, status: answer.statusCode, body: JSON.parse(answer.body) });
+}
+process.stdout.write(JSON.stringify(answers));
+`;
+
+    it('exports a router that answers each route key with its handler, and 404 for any other', async () => {
+      const bundle = bundleHandlerModules(['http/openapi'], new Map([['http/openapi', routes]])).get(
+        'http/openapi',
+      )!;
+      expect(bundle.routes).toEqual(routes);
+      const copy = mkdtempSync(path.join(tmpdir(), 'tessera-router-test-'));
+      try {
+        cpSync(bundle.dir, copy, { recursive: true });
+        const keys = ['GET /openapi.json', 'GET /docs/openapi.json', 'GET /health', 'POST /openapi.json'];
+        const stdout = await new Promise<string>((done, fail) =>
+          execFile(
+            process.execPath,
+            [
+              '--input-type=module',
+              '-e',
+              routerScript,
+              pathToFileURL(path.join(copy, 'index.mjs')).href,
+              JSON.stringify(keys),
+            ],
+            {
+              env: {
+                PATH: process.env.PATH ?? '',
+                NODE_NO_WARNINGS: '1',
+                TESSERA_CONFIG_DIR: path.join(copy, 'configs'),
+              },
+              cwd: copy,
+            },
+            (error, out, stderr) => (error ? fail(new Error(stderr)) : done(out)),
+          ),
+        );
+        const answers = JSON.parse(stdout) as {
+          routeKey: string;
+          status: number;
+          body: Record<string, unknown>;
+        }[];
+        expect(answers.map(({ routeKey, status }) => [routeKey, status])).toEqual([
+          ['GET /openapi.json', 200],
+          ['GET /docs/openapi.json', 200],
+          ['GET /health', 404],
+          ['POST /openapi.json', 404],
+        ]);
+        expect(answers[0]!.body.openapi).toMatch(/^3\./);
+        expect(answers[2]!.body).toEqual({ detail: 'Not Found' });
+      } finally {
+        rmSync(copy, { recursive: true, force: true });
+      }
+    });
+
+    it('builds the same bundle from the same routes in any order, and another without them', () => {
+      const reversed = Object.fromEntries(Object.entries(routes).reverse());
+      const [a, b, plain] = [routes, reversed, undefined].map(
+        (table) =>
+          bundleHandlerModules(['http/openapi'], new Map(table ? [['http/openapi', table]] : [])).get(
+            'http/openapi',
+          )!,
+      );
+      expect(b!.dir).toBe(a!.dir);
+      expect(plain!.dir).not.toBe(a!.dir);
+      expect(plain!.routes).toBeUndefined();
+      expect(readFileSync(path.join(plain!.dir, 'index.mjs'), 'utf8')).not.toContain('moduleRouter');
+    });
+
+    it('refuses a route whose handler the module does not export, or one named as the router', () => {
+      expect(() =>
+        bundleHandlerModules(['http/openapi'], new Map([['http/openapi', { 'GET /openapi.json': 'spec' }]])),
+      ).toThrow(/functions\/http\/openapi\.ts does not export the handler of GET \/openapi\.json \(spec\)/);
+      expect(() =>
+        bundleHandlerModules(
+          ['http/openapi'],
+          new Map([['http/openapi', { 'GET /openapi.json': ROUTER_EXPORT }]]),
+        ),
+      ).toThrow(/cannot be served by an export named 'route'/);
+      expect(() =>
+        bundleHandlerModules(['http/openapi'], new Map([['http/openapi', { 'GET /openapi.json': 'a-b' }]])),
+      ).toThrow(/'a-b' is not an export name/);
+    });
   });
 
   it('marks only bundles that load LanceDB as needing the search layer', () => {

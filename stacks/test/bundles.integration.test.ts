@@ -19,9 +19,9 @@ import { fallbackHandler, queueWorkers, routes, schedules, splitHandler } from '
 import { buckets, queues, resourceName, sqsClient, tables } from '@tessera/platform';
 import {
   Api,
-  bundleHandlerModules,
   type FunctionSettings,
   LAMBDA_CONFIG_DIR,
+  ROUTER_EXPORT,
   Schedules,
   searchLayer,
   Workers,
@@ -255,7 +255,8 @@ describe('function bundles run as Lambda runs them (integration)', () => {
       if (!known || Object.keys(variables).length > Object.keys(known.variables).length)
         byModule.set(module, { variables });
     }
-    const bundles = bundleHandlerModules(byModule.keys());
+    // The bundles the stack's functions ship: a module of API routes with its router.
+    const bundles = new Map([...byModule.keys()].map((module) => [module, functions.bundleOf(module)!]));
     const running = await Promise.all(
       [...byModule].map(async ([module, { variables }]) => {
         const env: Record<string, string> = {
@@ -311,7 +312,7 @@ describe('function bundles run as Lambda runs them (integration)', () => {
   });
 
   it('answers health with every backing service ok', async () => {
-    const answer = await host('http/health').invoke('health', apiEvent('GET', '/health'));
+    const answer = await host('http/health').invoke(ROUTER_EXPORT, apiEvent('GET', '/health'));
     expect(answer.statusCode, answer.body).toBe(200);
     expect(json(answer)).toMatchObject({
       status: 'ok',
@@ -330,7 +331,7 @@ describe('function bundles run as Lambda runs them (integration)', () => {
 
     beforeAll(async () => {
       const created = await host('http/tenants').invoke(
-        'createTenant',
+        ROUTER_EXPORT,
         apiEvent('POST', '/admin/tenants', { body: { tenant_id: tenant } }),
       );
       expect(created.statusCode, created.body).toBe(201);
@@ -342,7 +343,7 @@ describe('function bundles run as Lambda runs them (integration)', () => {
       form.append('file', new Blob([await pdf(PDF_TEXT)]), 'reports/q3.pdf');
       const request = new Request('http://upload', { method: 'POST', body: form });
       const upload = await host('http/ingestion').invoke(
-        'upload',
+        ROUTER_EXPORT,
         apiEvent('POST', '/ingestion/upload', {
           raw: {
             body: Buffer.from(await request.arrayBuffer()),
@@ -406,7 +407,7 @@ describe('function bundles run as Lambda runs them (integration)', () => {
 
     it('indexes all three files in the worker bundle, code parsed by tree-sitter from the shipped .wasm', async () => {
       const status = await host('http/ingestion').invoke(
-        'status',
+        ROUTER_EXPORT,
         apiEvent('GET', '/ingestion/{job_id}/events', {
           path: `/ingestion/${jobId}/events`,
           pathParameters: { job_id: jobId },
@@ -441,7 +442,7 @@ describe('function bundles run as Lambda runs them (integration)', () => {
     it('finds each file through the search bundle, the code cut along the definitions tree-sitter found', async () => {
       const search = async (query: string, profile: string) => {
         const answer = await host('http/search').invoke(
-          'search',
+          ROUTER_EXPORT,
           apiEvent('POST', '/search', { body: { query, tenant_id: tenant, profile, top_k: 5 } }),
         );
         expect(answer.statusCode, answer.body).toBe(200);
@@ -460,13 +461,26 @@ describe('function bundles run as Lambda runs them (integration)', () => {
 
     it('answers graph queries through the graph bundle, with the entities the worker found', async () => {
       const answer = await host('http/graph').invoke(
-        'search',
+        ROUTER_EXPORT,
         apiEvent('GET', '/graph/search', { query: { tenant_id: tenant, q: 'Marie Curie' } }),
       );
       expect(answer.statusCode, answer.body).toBe(200);
       expect((json(answer).nodes as { node_id: string }[]).map((node) => node.node_id)).toContain(
         'marie_curie',
       );
+    });
+
+    it("answers a knowledge route through its bundle, the tenant's graph bound", async () => {
+      const answer = await host('http/knowledge').invoke(
+        'traverse',
+        apiEvent('POST', '/admin/tenants/{tenant_full_id}/knowledge/graph/traverse', {
+          path: `/admin/tenants/${tenant}/knowledge/graph/traverse`,
+          pathParameters: { tenant_full_id: tenant },
+          body: { start_subject_key: 'Marie Curie', depth: 1 },
+        }),
+      );
+      expect(answer.statusCode, answer.body).toBe(200);
+      expect(json(answer)).toMatchObject({ graph_bound: true, start_node_id: 'marie_curie' });
     });
 
     it('runs an agent from the long-run function URL event, which carries no path parameters', async () => {
@@ -512,13 +526,52 @@ describe('function bundles run as Lambda runs them (integration)', () => {
     });
   });
 
+  it("serves a module's routes from its one function's router, and refuses a route key it does not serve", async () => {
+    const organizations = host('http/organizations');
+    const created = await organizations.invoke(
+      ROUTER_EXPORT,
+      apiEvent('POST', '/admin/organizations', { body: { org_id: 'routed_org', org_name: 'Routed' } }),
+    );
+    expect(created.statusCode, created.body).toBe(201);
+    const get = (orgId: string) =>
+      organizations.invoke(
+        ROUTER_EXPORT,
+        apiEvent('GET', '/admin/organizations/{org_id}', {
+          path: `/admin/organizations/${orgId}`,
+          pathParameters: { org_id: orgId },
+        }),
+      );
+    const fetched = await get('routed_org');
+    expect(fetched.statusCode, fetched.body).toBe(200);
+    expect(json(fetched)).toMatchObject({ org_id: 'routed_org', org_name: 'Routed', tenant_count: 0 });
+    // A route's own 404 names what it did not find; the router's is the plain one of an unknown route.
+    const unknownOrg = await get('nobody');
+    expect(unknownOrg.statusCode, unknownOrg.body).toBe(404);
+    expect(json(unknownOrg).detail).toMatch(/nobody/);
+    for (const routeKey of [
+      'GET /admin/tenants/{tenant_full_id}',
+      'PATCH /admin/organizations',
+      '$default',
+    ]) {
+      const refused = await organizations.invoke(ROUTER_EXPORT, {
+        ...apiEvent('GET', '/admin/organizations'),
+        routeKey,
+      });
+      expect(refused, routeKey).toMatchObject({ statusCode: 404 });
+      expect(json(refused), routeKey).toEqual({ detail: 'Not Found' });
+    }
+    // The module's own exports stay, as the local runtime calls them.
+    const listed = await organizations.invoke('listOrganizations', apiEvent('GET', '/admin/organizations'));
+    expect(json(listed).organizations.map((org: { org_id: string }) => org.org_id)).toContain('routed_org');
+  });
+
   it('answers the admin, schema and fallback routes', async () => {
     const organizations = await host('http/organizations').invoke(
-      'listOrganizations',
+      ROUTER_EXPORT,
       apiEvent('GET', '/admin/organizations'),
     );
     expect(organizations.statusCode, organizations.body).toBe(200);
-    const drift = await host('http/schemas').invoke('schemaDrift', apiEvent('GET', '/admin/schemas/drift'));
+    const drift = await host('http/schemas').invoke(ROUTER_EXPORT, apiEvent('GET', '/admin/schemas/drift'));
     expect(drift.statusCode, drift.body).toBe(200);
     const missing = await host('http/fallback').invoke('notFound', apiEvent('GET', '/nowhere'));
     expect(missing.statusCode).toBe(404);

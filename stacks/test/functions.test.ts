@@ -1,5 +1,6 @@
 import { fallbackHandler, queueWorkers, routes, schedules, splitHandler } from '@tessera/functions/routes';
 import {
+  API_URL_VARIABLE,
   buckets,
   LONG_RUN_URL_VARIABLE,
   queues,
@@ -93,8 +94,10 @@ describe('Functions', () => {
     ];
   });
 
-  it('gives every function the stage, the config dir, the names of the stores its module is granted and the stream URLs', () => {
-    const { stack, storage, queues: queueConstruct, api, template } = shared;
+  it('gives every function the stage, the config dir, the names of the stores its module is granted, the stream URLs and (where it runs agents) the API URL', () => {
+    const { stack, storage, queues: queueConstruct, api, template, functions } = shared;
+    const apiReaders = new Set(functions.readersOf(API_URL_VARIABLE));
+    expect(apiReaders.size).toBeGreaterThan(0);
     const streamUrls: Record<string, unknown> = {};
     for (const route of routes.filter((candidate) => candidate.streaming)) {
       const fn = api.functions.get(`${route.method} ${route.path}`)!;
@@ -111,21 +114,31 @@ describe('Functions', () => {
       streamUrls[LONG_RUN_URL_VARIABLE] = { 'Fn::GetAtt': [url, 'FunctionUrl'] };
     }
     const resources = template.toJSON().Resources;
-    expect(new Set(all.map(({ fn }) => fn)).size).toBe(
-      routes.length +
+    // A function per handler module serves its API routes; a stream, a long run, a worker, a schedule and
+    // the fallback each have their own.
+    const distinct = new Set(all.map(({ fn }) => fn));
+    const apiModules = new Set(
+      routes.filter((route) => !route.streaming).map((route) => splitHandler(route.handler).module),
+    );
+    expect(distinct.size).toBe(
+      apiModules.size +
+        routes.filter((route) => route.streaming).length +
         routes.filter((route) => route.longRun).length +
         1 +
         schedules.length +
         queueWorkers.length,
     );
     // Besides ours, CDK's own handler that applies bucket notifications.
-    template.resourceCountIs('AWS::Lambda::Function', all.length + 1);
+    template.resourceCountIs('AWS::Lambda::Function', distinct.size + 1);
     for (const { fn, handler, streaming } of all) {
       const grants: StoreGrants = MODULE_GRANTS[splitHandler(handler).module]!;
       const variables: Record<string, unknown> = {
         TESSERA_STAGE: 'test',
         TESSERA_CONFIG_DIR: LAMBDA_CONFIG_DIR,
         ...(streaming ? {} : streamUrls),
+        ...(apiReaders.has(fn)
+          ? { [API_URL_VARIABLE]: { 'Fn::GetAtt': [logicalId(stack, api.httpApi), 'ApiEndpoint'] } }
+          : {}),
       };
       if (grants.buckets?.search) {
         variables.TESSERA_SEARCH_URI = {
@@ -246,6 +259,31 @@ describe('Functions', () => {
     expect(() =>
       functions.create(stack, { name: 'Probe', handler: 'http/fallback.notFound', description: 'probe' }),
     ).toThrow(/granted but never reached: tables\.ingestionJobs/);
+  });
+
+  it("runs a module's router only from a bundle given its routes, given once, before the module's functions", () => {
+    const { stack, functions } = compose(apps.create(), 'RouterTest');
+    expect(() =>
+      functions.create(stack, { name: 'Probe', handler: 'http/health.route', description: 'probe' }),
+    ).toThrow(/http\/health\.route: the bundle of functions\/http\/health\.ts has no router/);
+    functions.create(stack, { name: 'Plain', handler: 'http/health.health', description: 'plain' });
+    expect(() =>
+      functions.bundle(['http/health.health'], new Map([['http/health', { 'GET /health': 'health' }]])),
+    ).toThrow(/The routes of functions\/http\/health\.ts come after functions of it were created/);
+    const routed = { 'GET /openapi.json': 'openapi' };
+    functions.bundle(['http/openapi.openapi'], new Map([['http/openapi', routed]]));
+    functions.bundle(['http/openapi.openapi'], new Map([['http/openapi', { ...routed }]]));
+    expect(() =>
+      functions.bundle(['http/openapi.openapi'], new Map([['http/openapi', { 'GET /docs': 'openapi' }]])),
+    ).toThrow(/The routes of functions\/http\/openapi\.ts were given twice, and differ/);
+    const fn = functions.create(stack, {
+      name: 'Routed',
+      handler: 'http/openapi.route',
+      description: 'routed',
+    });
+    expect(Template.fromStack(stack).toJSON().Resources[logicalId(stack, fn)].Properties.Handler).toBe(
+      'index.route',
+    );
   });
 
   it('refuses a module with no grants declared', () => {

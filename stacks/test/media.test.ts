@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { queueWorkers } from '@tessera/functions/routes';
+import { queueWorkers, routes, schedules, splitHandler, stepFunctions } from '@tessera/functions/routes';
 import {
   composeTessera,
   deployMediaSettings,
@@ -340,14 +340,53 @@ describe('composeTessera with media settings', () => {
     off.resourceCountIs('AWS::EC2::VPC', 0);
   });
 
-  it("stays within CloudFormation's 500 resources a stack with every GPU sidecar, and repeats no grant", () => {
-    const template = resourcesOf(
-      deployMediaSettings(undefined, { TESSERA_GPU_SIDECARS: SIDECARS.join(',') }),
+  /**
+   * CloudFormation refuses a stack of more than 500 resources. A function, integration and permission per
+   * handler module rather than per route leaves a new route one resource (its API route) and a new module
+   * about five: the stack must keep this much of the limit free for what is still to come.
+   */
+  const HEADROOM = 100;
+
+  it(`keeps ${HEADROOM} of CloudFormation's 500 resources free with every GPU sidecar, and repeats no grant`, () => {
+    const counts: string[] = [];
+    for (const [label, environment] of [
+      ['default', {}],
+      ['every GPU sidecar', { TESSERA_GPU_SIDECARS: SIDECARS.join(',') }],
+    ] as const) {
+      const template = resourcesOf(deployMediaSettings(undefined, environment));
+      const resources = Object.values(template.toJSON().Resources) as { Type: string }[];
+      const of = (type: string) => resources.filter((resource) => resource.Type === type).length;
+      counts.push(
+        `${label}: ${resources.length} resources (${of('AWS::Lambda::Function')} functions, ` +
+          `${of('AWS::ApiGatewayV2::Route')} routes, ${of('AWS::ApiGatewayV2::Integration')} integrations, ` +
+          `${of('AWS::Lambda::Permission')} permissions)`,
+      );
+      expect(resources.length, label).toBeLessThanOrEqual(500 - HEADROOM);
+      // Roles shared by a module's routes are granted once: nothing spills into overflow policies.
+      template.resourceCountIs('AWS::IAM::ManagedPolicy', 0);
+    }
+    process.stdout.write(`Stack size: ${counts.join('; ')}\n`);
+  });
+
+  it('has a function per handler module of API routes, not per route', () => {
+    const template = resourcesOf(deployMediaSettings(undefined, {}));
+    const ours = Object.values(template.findResources('AWS::Lambda::Function')).filter(
+      (fn) => fn.Properties.Runtime === 'nodejs22.x',
     );
-    const resources = Object.keys(template.toJSON().Resources);
-    expect(resources.length).toBeLessThan(500);
-    // Roles shared by a module's routes are granted once: nothing spills into overflow policies.
-    template.resourceCountIs('AWS::IAM::ManagedPolicy', 0);
+    const apiModules = new Set(
+      routes.filter((route) => !route.streaming).map((route) => splitHandler(route.handler).module),
+    );
+    expect(ours).toHaveLength(
+      apiModules.size +
+        routes.filter((route) => route.streaming).length +
+        routes.filter((route) => route.longRun).length +
+        1 + // the fallback
+        queueWorkers.length +
+        schedules.length +
+        stepFunctions.length +
+        1, // a scheduled job's run
+    );
+    template.resourceCountIs('AWS::ApiGatewayV2::Integration', apiModules.size + 1);
   });
 
   it('refuses sidecars without the worker, an unknown sidecar, and one whose endpoint a setting also gives', () => {

@@ -8,11 +8,26 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { queueWorkers, routes, schedules, stepFunctions } from '@tessera/functions/routes';
+import { queueWorkers, routes, schedules, splitHandler, stepFunctions } from '@tessera/functions/routes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT, type AwsLoopback, startAwsLoopback } from './aws-loopback';
 
 const run = promisify(execFile);
+
+/**
+ * The functions of the route table: one per handler module of API routes, one per stream and long run, the
+ * fallback, schedules, queue workers, step functions and the job-run function.
+ */
+const OUR_FUNCTIONS =
+  new Set(routes.filter((route) => !route.streaming).map((route) => splitHandler(route.handler).module))
+    .size +
+  routes.filter((route) => route.streaming).length +
+  routes.filter((route) => route.longRun).length +
+  1 +
+  schedules.length +
+  queueWorkers.length +
+  stepFunctions.length +
+  1;
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 
 /**
@@ -130,9 +145,7 @@ describe('sst build (integration)', () => {
     const functions = Object.values(template.Resources as Record<string, { Type: string }>).filter(
       (resource) => resource.Type === 'AWS::Lambda::Function',
     );
-    expect(functions.length).toBeGreaterThanOrEqual(
-      routes.length + 1 + schedules.length + queueWorkers.length + stepFunctions.length,
-    );
+    expect(functions.length).toBeGreaterThanOrEqual(OUR_FUNCTIONS);
     expect(new Set(aws.calls)).toEqual(
       new Set([
         'STS.GetCallerIdentity',
@@ -185,12 +198,8 @@ describe('cdk synth (integration)', () => {
     const functions = Object.values(template.Resources).filter(
       (resource) => resource.Type === 'AWS::Lambda::Function',
     );
-    // Ours (routes, long-run functions of routes, the fallback, schedules, queue workers, step functions, the
-    // job-run function), and CDK's handler of bucket notifications.
-    const longRuns = routes.filter((route) => route.longRun).length;
-    expect(functions).toHaveLength(
-      routes.length + longRuns + 1 + schedules.length + queueWorkers.length + stepFunctions.length + 1 + 1,
-    );
+    // Ours, and CDK's handler of bucket notifications.
+    expect(functions).toHaveLength(OUR_FUNCTIONS + 1);
     const stages = new Set(
       functions.map(
         (fn) =>

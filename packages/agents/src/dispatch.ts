@@ -3,9 +3,9 @@
  * disabled 409, not built 501), the tenant guard, and the run, reported as a workflow task when it is one
  * (document 3's run outcomes: complete, cancelled, error; a request that ends first cancels its run).
  */
-import type { Agents } from '@tessera/api';
+import type { Agents, Knowledge } from '@tessera/api';
 import { systemConfig } from '@tessera/config';
-import { BadRequestError, ConflictError, HttpError, log } from '@tessera/core';
+import { BadRequestError, ConflictError, HttpError, log, parseTenantId } from '@tessera/core';
 import {
   newWorkflowId,
   runWorkflow,
@@ -15,11 +15,12 @@ import {
 } from '@tessera/events';
 import { recallMemories, tenantInstructions } from '@tessera/memories';
 import { type GuardedTenant, incarnationOf, requireTenant } from '@tessera/tenancy';
-import type { Agent, AgentRun, ProcessContext } from './agent';
+import type { Agent, AgentRun, ProcessContext, TextSink } from './agent';
 import { AGENTS } from './agents/index';
+import { knowledgeQuery, sameOrganization } from './agents/knowledge';
 import { completedRunMessage, InProcessCompletedRuns } from './completed-runs';
 import type { AgentsDeps } from './deps';
-import { agentsEnv } from './env';
+import { type AgentsEnv, agentsEnv } from './env';
 import { AgentNotAvailableError, answerOf, RunTimedOutError } from './errors';
 import { AgentRegistry, LONG_RUN_AGENTS, type RegisteredAgent } from './registry';
 
@@ -27,16 +28,30 @@ import { AgentRegistry, LONG_RUN_AGENTS, type RegisteredAgent } from './registry
 export const WORKFLOW_AGENTS: ReadonlySet<string> = LONG_RUN_AGENTS;
 
 export interface DispatchOptions {
-  /** The runtime's base URL, every agent's URL unless overridden. */
+  /** The base URL the request reached: every agent's URL unless the API's URL is set or an override. */
   baseUrl: string;
-  /** Aborted when the request running the task ends (a Lambda's time running out). */
+  /** Aborted when the request running the task ends (a Lambda's time running out, its client gone). */
   signal?: AbortSignal;
+  /**
+   * Streams the answer: the run's final answer text as its LLM writes it (`AgentRun.onText`), for the run and
+   * the agents it runs in process (the gateway's routed agent), not for sub-agents called over HTTP.
+   */
+  onText?: TextSink;
+}
+
+/**
+ * The base URL of the agents' own endpoints: the HTTP API's URL when the deployment sets one (a function
+ * behind a Function URL sees that URL as its host, not the API), else the URL the request reached.
+ */
+export function agentsBaseUrl(settings: Pick<AgentsEnv, 'apiUrl'>, requestBaseUrl: string): string {
+  return (settings.apiUrl ?? requestBaseUrl).replace(/\/+$/, '');
 }
 
 /** The registry of this deployment now: defaults and the system configuration's overrides. */
 export async function registeredAgents(deps: AgentsDeps, baseUrl: string): Promise<RegisteredAgent[]> {
   const system = await systemConfig(deps.config);
-  return deps.registry.resolve(system.agents, baseUrl, (deps.settings ?? agentsEnv).agentLongRunUrl);
+  const settings = deps.settings ?? agentsEnv;
+  return deps.registry.resolve(system.agents, agentsBaseUrl(settings, baseUrl), settings.agentLongRunUrl);
 }
 
 /** The agent of `name`, if it may run: 404 unknown, 409 disabled, 501 not built. */
@@ -69,7 +84,7 @@ export async function processAgent(
   }
   const guarded = await requireTenant(deps.content.tenancy, request.context.tenant_id);
   const instructions = await tenantInstructions(deps.memories, guarded.tenant.full);
-  const scope: RunScope = { deps, agents, guarded, instructions };
+  const scope: RunScope = { deps, agents, guarded, instructions, onText: options.onText };
   const budget = AbortSignal.timeout(entry.timeout * 1000);
   const signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
   const ended = () =>
@@ -189,7 +204,7 @@ export async function runAgentTask(
   const { entry, agent } = runnable(agents, name);
   const guarded = await requireTenant(deps.content.tenancy, context.tenant_id);
   const instructions = await tenantInstructions(deps.memories, guarded.tenant.full);
-  const scope: RunScope = { deps, agents, guarded, instructions };
+  const scope: RunScope = { deps, agents, guarded, instructions, onText: options.onText };
   const budget = AbortSignal.timeout(entry.timeout * 1000);
   const signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
   const run = newRun(scope, entry.name, query, context, signal, reporter);
@@ -200,12 +215,48 @@ export async function runAgentTask(
   return outcome;
 }
 
-/** What every run of one request shares: the registry as resolved, the tenant and its instructions. */
+/**
+ * Runs a knowledge agent for its knowledge route (document 1): the agent is bound explicitly, whatever its
+ * `enabled` default, for the tenant of the path, with the route's body as its task context. A body naming
+ * other tenants is checked against the caller's organization before anything is read (403).
+ */
+export async function runKnowledgeAgent(
+  deps: AgentsDeps,
+  name: Knowledge.KnowledgeAgentName,
+  tenantId: string,
+  body: Record<string, unknown>,
+  options: DispatchOptions,
+): Promise<Record<string, unknown>> {
+  const named = body.other_tenant_ids ?? body.tenant_ids;
+  if (Array.isArray(named)) sameOrganization(parseTenantId(tenantId), named as string[]);
+  const agents = await registeredAgents(deps, options.baseUrl);
+  const entry = AgentRegistry.find(agents, name);
+  const agent = AGENTS.get(entry.name);
+  if (!agent) throw new AgentNotAvailableError(entry.name);
+  const guarded = await requireTenant(deps.content.tenancy, tenantId);
+  // Knowledge agents prompt no LLM: the tenant's instructions are not read.
+  const scope: RunScope = { deps, agents, guarded, instructions: '' };
+  const budget = AbortSignal.timeout(entry.timeout * 1000);
+  const signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
+  const context = { ...body, tenant_id: guarded.tenant.full };
+  const run = newRun(scope, entry.name, knowledgeQuery(entry.name, body), context, signal);
+  const outcome = await Promise.race([agent.run(deps, run), whenAborted(signal)]);
+  if (outcome === 'aborted') {
+    throw new RunTimedOutError(`Agent '${name}' did not finish within its timeout of ${entry.timeout} s`);
+  }
+  return outcome;
+}
+
+/**
+ * What every run of one request shares: the registry as resolved, the tenant and its instructions, and where
+ * the answer's text streams to.
+ */
 interface RunScope {
   deps: AgentsDeps;
   agents: RegisteredAgent[];
   guarded: GuardedTenant;
   instructions: string;
+  onText?: TextSink;
 }
 
 function newRun(
@@ -229,6 +280,7 @@ function newRun(
     agents,
     workflowId,
     signal,
+    ...(scope.onText ? { onText: scope.onText } : {}),
     instructions: scope.instructions,
     recall: (text, limit) => recallMemories(deps.memories, guarded, agentName, text, limit),
     async phase(phase, message) {
@@ -242,6 +294,9 @@ function newRun(
       if (!reporter) return;
       const percentage = total > 0 ? Math.round((current / total) * 10_000) / 100 : 0;
       await reporter.report({ type: 'progress', current, total, percentage, step, details });
+    },
+    async artifact(type, data) {
+      if (reporter) await reporter.report({ type: 'artifact', artifact_type: type, data, is_partial: false });
     },
     checkpoint,
     async dispatch(name, subQuery, subContext) {

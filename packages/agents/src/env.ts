@@ -23,6 +23,12 @@ export const agentsSchema = z.object({
    * whose runs outlive an API Gateway request. Unset (the local runtime): the runtime's own base URL.
    */
   TESSERA_AGENT_LONG_RUN_URL: z.url().optional(),
+  /**
+   * The HTTP API's URL (set by the stacks): every other agent's url, so sub-agent calls go through the API even
+   * from a function served by a Function URL (chat, AG-UI, long runs), whose request host is that URL. Unset (the
+   * local runtime): the base URL the request reached.
+   */
+  TESSERA_API_URL: z.url().optional(),
   /** Seconds a probed endpoint's health status is cached. */
   TESSERA_AGENT_HEALTH_TTL_SECONDS: z.coerce.number().min(0).max(3600).default(30),
 });

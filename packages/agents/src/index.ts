@@ -2,10 +2,19 @@
  * Agents (document 3): the registry of the 23 agents with their defaults and the deployment's overrides,
  * dispatch of a task to an agent (with workflow reporting), and the agents this build implements.
  */
-export { type Agent, type AgentRun, type ProcessContext, systemPrompt } from './agent';
+export {
+  type Agent,
+  type AgentRun,
+  answerCall,
+  type ProcessContext,
+  systemPrompt,
+  type TextSink,
+} from './agent';
+export { explainRun } from './agents/audit';
 export { unsafePath } from './agents/coding';
 export { classify, classifyQuery, executionAgent, route } from './agents/gateway';
 export { AGENTS } from './agents/index';
+export { sameOrganization } from './agents/knowledge';
 export { guessModality, selectProfile } from './agents/profile-selection';
 export { seedsOf } from './agents/query-enhancement';
 export { bestSentence, photoBytes } from './agents/search';
@@ -21,7 +30,14 @@ export {
   recordCompletedRuns,
 } from './completed-runs';
 export type { AgentsDeps } from './deps';
-export { processAgent, registeredAgents, runAgentTask, WORKFLOW_AGENTS } from './dispatch';
+export {
+  agentsBaseUrl,
+  processAgent,
+  registeredAgents,
+  runAgentTask,
+  runKnowledgeAgent,
+  WORKFLOW_AGENTS,
+} from './dispatch';
 export { entityNames } from './entity-names';
 export { type AgentsEnv, agentsEnv, parseAgentsEnv } from './env';
 export { AgentNotAvailableError, RunTimedOutError } from './errors';

@@ -9,9 +9,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   AgentRegistry,
   type AgentsDeps,
+  agentsBaseUrl,
   byCapability,
   card,
   listing,
+  parseAgentsEnv,
   parseRegistry,
   processAgent,
   registeredAgents,
@@ -81,6 +83,25 @@ describe('the registry', () => {
     expect(byCapability(agents, 'nothing')).toEqual({ capability: 'nothing', count: 0, agents: [] });
   });
 
+  it("gives the agents the HTTP API's URL when the deployment sets one, else the URL the request reached", async () => {
+    expect(agentsBaseUrl(parseAgentsEnv({}), 'http://localhost:28000')).toBe('http://localhost:28000');
+    const api = 'https://abc123.execute-api.eu-west-1.amazonaws.com';
+    const settings = parseAgentsEnv({
+      TESSERA_API_URL: `${api}/`,
+      TESSERA_AGENT_LONG_RUN_URL: 'https://long.lambda-url.eu-west-1.on.aws/',
+    });
+    // A chat stream's request reached its Function URL: that host is not where the agents answer.
+    const streamHost = 'https://chat.lambda-url.eu-west-1.on.aws';
+    expect(agentsBaseUrl(settings, streamHost)).toBe(api);
+    const agents = await registeredAgents({ ...deps, settings }, streamHost);
+    const urlOf = (name: string) => agents.find((agent) => agent.name === name)!.url;
+    expect(urlOf('search_agent')).toBe(api);
+    expect(urlOf('summarizer_agent')).toBe(api);
+    // The long-run agents keep the long-run function's URL.
+    expect(urlOf('orchestrator_agent')).toBe('https://long.lambda-url.eu-west-1.on.aws');
+    expect(agents.some((agent) => agent.url.startsWith(streamHost))).toBe(false);
+  });
+
   it('refuses a registry file with an unknown or a missing agent', () => {
     const entry = { port: 1, enabled: true, capabilities: ['x'], description: 'x' };
     expect(() => parseRegistry({ agents: { bogus_agent: entry } }, 'f')).toThrow(
@@ -121,7 +142,7 @@ describe('the registry', () => {
 });
 
 describe('processAgent', () => {
-  it('answers 404 for an unknown agent or tenant, 400 for another body agent, 501 for an agent not built', async () => {
+  it('answers 404 for an unknown agent or tenant, 400 for another body agent', async () => {
     expect(await failure(processAgent(deps, 'nope', task('q'), base))).toMatchObject({ status: 404 });
     expect(
       await failure(
@@ -131,13 +152,9 @@ describe('processAgent', () => {
     expect(
       await failure(processAgent(deps, 'search_agent', { ...task('q'), agent_name: 'coding_agent' }, base)),
     ).toMatchObject({ status: 400 });
-    const missing = await failure(
-      processAgent(deps, 'audit_explanation_agent', task('explain the run'), base),
-    );
-    expect(missing).toMatchObject({
-      status: 501,
-      detail: { error: 'agent_not_available', agent: 'audit_explanation_agent' },
-    });
+    // Every agent of the roster is built: the audit explanation answers for a run it does not know.
+    const missing = await failure(processAgent(deps, 'audit_explanation_agent', task('wf_none'), base));
+    expect(missing).toMatchObject({ status: 404, message: "Workflow 'wf_none' not found" });
   });
 
   it('searches with the profile that profile selection chooses and names its sources', async () => {

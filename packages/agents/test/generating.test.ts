@@ -27,6 +27,7 @@ import {
   AGENTS,
   type AgentRun,
   type AgentsDeps,
+  explainRun,
   HealthProbe,
   mediaOcr,
   normalizePlan,
@@ -195,6 +196,7 @@ async function runOf(
     phase: async () => undefined,
     report: async () => undefined,
     progress: async () => undefined,
+    artifact: async () => undefined,
     checkpoint: () => undefined,
     dispatch: async () => ({}),
   };
@@ -350,7 +352,9 @@ describe('the orchestrator', () => {
     const events = await deps.events.read('wf-orch', 0, 100);
     const phases = events.map((e) => ('phase' in e && e.phase ? e.phase : e.type));
     expect(
-      phases.filter((p) => !['select_profile', 'retrieval', 'summarize', 'summarized'].includes(p)),
+      phases.filter(
+        (p) => !['select_profile', 'retrieval', 'summarize', 'summarized', 'artifact'].includes(p),
+      ),
     ).toEqual([
       'started',
       'memory_context',
@@ -365,6 +369,25 @@ describe('the orchestrator', () => {
       'complete',
       'complete',
     ]);
+    // The plan and the sources are events of the run, for its audit explanation.
+    expect(events.flatMap((e) => (e.type === 'artifact' ? [e.artifact_type] : []))).toEqual([
+      'plan',
+      'sources',
+    ]);
+    const { tenant } = await requireTenant(deps.content.tenancy, 'acme');
+    const explained = await explainRun(deps.events, tenant.full, 'wf-orch');
+    expect(explained).toMatchObject({
+      workflow_agent: 'orchestrator_agent',
+      status: 'completed',
+      plan: { steps: [{}, {}, {}], parallel_groups: [[0, 1], [2]] },
+      sources: result.sources,
+      event_count: events.length,
+    });
+    expect(explained.timings.phases.map((p) => p.phase)).toContain('planning');
+    expect(explained.timings.total_ms).toBeGreaterThan(0);
+    await expect(explainRun(deps.events, 'other:tenant', 'wf-orch')).rejects.toThrow(
+      "Workflow 'wf-orch' not found",
+    );
   });
 
   it('puts the tenant instructions and memories in the planner prompt', async () => {
@@ -937,5 +960,106 @@ describe('endpoint health', () => {
     expect(before).toBe(1);
     await probe.annotate(agents);
     expect(runtime.requests.filter((r) => r.url === '/health').length).toBe(1);
+  });
+});
+
+describe('a streamed answer', () => {
+  /** Dispatch with an `onText` sink: the deltas it got, in order. */
+  async function streamed(name: string, query: string, context: Record<string, unknown> = {}) {
+    const deltas: string[] = [];
+    const answer = (await processAgent(deps, name, task(query, context), {
+      ...base(),
+      onText: (delta) => void deltas.push(delta),
+    })) as Json;
+    return { deltas, result: answer.result };
+  }
+  /** The response formats of the calls made with `stream: true`, and of the others. */
+  const calls = () => ({
+    streamed: chats()
+      .filter((chat) => chat.stream === true)
+      .map((chat) => formatOf(chat).name),
+    whole: chats()
+      .filter((chat) => chat.stream !== true)
+      .map((chat) => formatOf(chat).name),
+  });
+
+  it("streams the summarizer's summary as the LLM writes it, the result the same as without", async () => {
+    await useLlm();
+    const summary = 'Late invoices carry a fee of "two percent"\nand are paid within thirty days. ✓';
+    answers = { summary: () => ({ summary }) };
+    const { deltas, result } = await streamed('summarizer_agent', 'late invoices');
+    expect(deltas.length).toBeGreaterThan(3);
+    expect(deltas.join('')).toBe(summary);
+    expect(result).toMatchObject({ summary, method: 'llm' });
+    expect(calls()).toEqual({ streamed: ['summary'], whole: [] });
+
+    llm.requests.length = 0;
+    const whole = (await processAgent(deps, 'summarizer_agent', task('late invoices'), base())) as Json;
+    expect(whole.result).toEqual(result);
+    expect(calls()).toEqual({ streamed: [], whole: ['summary'] });
+  });
+
+  it('streams the answer of the agent the gateway routes to, which runs in process', async () => {
+    await useLlm();
+    answers = { summary: () => ({ summary: 'Invoices: thirty days, then a fee.' }) };
+    const { deltas, result } = await streamed('gateway_agent', 'summarize the invoice rules');
+    expect(result.routed_to).toBe('summarizer_agent');
+    expect(deltas.join('')).toBe('Invoices: thirty days, then a fee.');
+    expect(result.result.summary).toBe(deltas.join(''));
+    expect(calls()).toEqual({ streamed: ['summary'], whole: [] });
+  });
+
+  it("streams the orchestrator's final answer only: not its plan, nor its sub-agents called over HTTP", async () => {
+    await useLlm();
+    answers = {
+      orchestration_plan: () => ({
+        steps: [
+          { agent_name: 'search_agent', query: 'late invoices fee', depends_on: [] },
+          { agent_name: 'summarizer_agent', query: 'summarize the fees', depends_on: [0] },
+        ],
+      }),
+      summary: () => ({ summary: 'A step summary nobody streams.' }),
+      orchestration_answer: () => ({ final_answer: 'Late invoices carry two percent, the steps say.' }),
+    };
+    const { deltas, result } = await streamed('orchestrator_agent', 'what do late invoices cost');
+    expect(deltas.join('')).toBe('Late invoices carry two percent, the steps say.');
+    expect(result.orchestration_result.final_answer).toBe(deltas.join(''));
+    expect(calls()).toEqual({ streamed: ['orchestration_answer'], whole: ['orchestration_plan', 'summary'] });
+  });
+
+  it("streams deep research's synthesis and the coding agent's explanation", async () => {
+    await useLlm();
+    answers = {
+      research_questions: () => ({ questions: ['late invoice fee'] }),
+      research_evaluation: () => ({ sufficient: true, gaps: [] }),
+      research_answer: () => ({ answer: 'Two percent, per the handbook.', sources: [] }),
+    };
+    const research = await streamed('deep_research_agent', 'fees');
+    expect(research.deltas.join('')).toBe('Two percent, per the handbook.');
+    expect(research.result.answer).toBe('Two percent, per the handbook.');
+    expect(calls()).toEqual({
+      streamed: ['research_answer'],
+      whole: ['research_questions', 'research_evaluation'],
+    });
+
+    llm.requests.length = 0;
+    answers = {
+      code_files: () => ({
+        files: [{ path: 'src/parse.ts', language: 'typescript', content: 'export const parse = () => "x";' }],
+        explanation: 'A parser that answers "x".',
+      }),
+    };
+    const coding = await streamed('coding_agent', 'write a parser');
+    expect(coding.deltas.join('')).toBe('A parser that answers "x".');
+    expect(coding.result.files[0].content).toBe('export const parse = () => "x";');
+    expect(calls()).toEqual({ streamed: ['code_files'], whole: [] });
+  });
+
+  it('streams nothing for an answer no LLM writes (extractive, retrieval)', async () => {
+    const { deltas, result } = await streamed('summarizer_agent', 'late invoices');
+    expect(result.method).toBe('extractive');
+    expect(deltas).toEqual([]);
+    expect((await streamed('search_agent', 'late invoices')).deltas).toEqual([]);
+    expect(chats()).toEqual([]);
   });
 });

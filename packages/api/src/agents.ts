@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { route } from './contract';
 import { ConversationsUnavailable, outage, plain, TaskEventsUnavailable } from './errors';
+import { KnowledgeResult } from './knowledge';
 
 /** The 23 agents of document 3, in its roster's order. */
 export const AGENT_NAMES = [
@@ -399,6 +400,7 @@ export const AgentResult = z.union([
   DetailedReportResult,
   DeepResearchResult,
   CodingResult,
+  ...KnowledgeResult.options,
 ]);
 export type AgentResultValue = z.infer<typeof AgentResult>;
 
@@ -483,7 +485,12 @@ export const processAgent = route({
   },
   errors: {
     400: plain('A malformed tenant id, or a body `agent_name` other than the path’s.'),
-    404: plain("`Agent '<name>' not found`, or `Tenant '<id>' not registered.`"),
+    404: plain(
+      "`Agent '<name>' not found`, `Tenant '<id>' not registered.`, or a knowledge agent's unknown subject (`Node '<key>' not found`), claim (`Claim '<id>' not found`) or workflow (`Workflow '<id>' not found`).",
+    ),
+    403: plain(
+      "A cross-tenant or federated agent naming a tenant of another organization: `Tenant '<id>' is not in organization '<org>'`.",
+    ),
     409: plain(
       "`Agent '<name>' is disabled`, a `workflow_id` already taken (`Task <id> already exists`), or a tenant being deleted.",
     ),

@@ -24,6 +24,7 @@ export * as Health from './health';
 export { Actor, MediaType, NodeRef, ProfileName, TaskId } from './ids';
 export * as Ingestion from './ingestion';
 export * as Jobs from './jobs';
+export * as Knowledge from './knowledge';
 export * as Memories from './memories';
 export * as OpenApi from './openapi-route';
 export * as Organizations from './organizations';

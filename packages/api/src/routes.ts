@@ -8,6 +8,7 @@ import * as Graph from './graph';
 import * as Health from './health';
 import * as Ingestion from './ingestion';
 import * as Jobs from './jobs';
+import * as Knowledge from './knowledge';
 import * as Memories from './memories';
 import * as OpenApi from './openapi-route';
 import * as Organizations from './organizations';
@@ -85,6 +86,15 @@ export const contracts: readonly RouteContract[] = [
   Jobs.getJob,
   Jobs.deleteJob,
   Jobs.listOutbound,
+  Knowledge.traverse,
+  Knowledge.temporalCompare,
+  Knowledge.synthesize,
+  Knowledge.detectContradictions,
+  Knowledge.summarize,
+  Knowledge.traceCitation,
+  Knowledge.explainAudit,
+  Knowledge.compareTenants,
+  Knowledge.federatedQuery,
   Chat.chatCompletions,
   Chat.listConversations,
   Chat.getConversation,

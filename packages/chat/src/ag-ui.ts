@@ -3,6 +3,8 @@
  * for the tenant its harness key fixes, through the agents' dispatch, and the run is told as AG-UI events:
  * `RUN_STARTED`, a `TOOL_CALL_*` sequence per sub-agent call of an orchestration, `STATE_SNAPSHOT` with the
  * hits, the answer as `TEXT_MESSAGE_START|CONTENT|END`, then `RUN_FINISHED`, or `RUN_ERROR` on a failure.
+ * An answer the agent's LLM writes streams as it arrives (its message opens with the first token and closes
+ * once the run is over, before the tool calls and the snapshot).
  */
 import { randomUUID } from 'node:crypto';
 import { type BaseEvent, EventType, type RunAgentInput } from '@ag-ui/core';
@@ -12,8 +14,9 @@ import { processAgent } from '@tessera/agents';
 import { type Agents, Chat } from '@tessera/api';
 import { HttpError, log, parseTenantId, type TenantId, ValidationError } from '@tessera/core';
 import { requireTenant } from '@tessera/tenancy';
-import { answerText, hitsOf, pieces, stepsOf } from './answer';
+import { answerText, hitsOf, stepsOf } from './answer';
 import { type ChatDeps, contentText, conversationsCall, runnableAgent } from './chat';
+import { TextDeltas } from './deltas';
 import { tenantOfKey } from './harness-keys';
 
 /** The tenant a request's harness key opens: 401 without a key, or with one unknown, expired or revoked. */
@@ -124,6 +127,16 @@ export async function runAgUi(
   const { threadId, runId } = turn.input;
   const now = () => deps.now();
   await emit({ type: EventType.RUN_STARTED, threadId, runId, timestamp: now() } as BaseEvent);
+  const messageId = `msg_${randomUUID()}`;
+  let opened = false;
+  const message = async (delta: string) => {
+    if (!opened) {
+      opened = true;
+      await emit({ type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' } as BaseEvent);
+    }
+    await emit({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta } as BaseEvent);
+  };
+  const deltas = new TextDeltas(message);
   try {
     const outcome = await processAgent(
       deps.agents,
@@ -136,11 +149,32 @@ export async function runAgUi(
           ...(turn.contextId ? { context_id: turn.contextId } : {}),
         },
       },
-      options,
+      { ...options, onText: deltas.sink },
     );
+    await deltas.end();
     if (outcome.status !== 'completed') throw new HttpError(409, outcome.message);
     const result = outcome.result as Record<string, unknown>;
-    const messageId = `msg_${randomUUID()}`;
+    const content = answerText(result);
+    if (turn.contextId) {
+      const contextId = turn.contextId;
+      await conversationsCall(() =>
+        deps.conversations.append(
+          turn.tenant.full,
+          contextId,
+          [
+            { role: 'user', content: turn.question },
+            { role: 'assistant', content, agent: turn.agent },
+          ],
+          now(),
+        ),
+      );
+    }
+    // A streamed answer is completed and closed first; any other is told after the calls and the hits.
+    const streamed = deltas.streamed;
+    if (streamed) {
+      for (const delta of deltas.rest(content)) await message(delta);
+      await emit({ type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent);
+    }
     for (const step of stepsOf(result)) {
       const toolCallId = `${runId}_${step.id}`;
       await emit({
@@ -172,26 +206,12 @@ export async function runAgUi(
         sources: Array.isArray(result.sources) ? result.sources : hits.map((hit) => hit.document_id),
       },
     } as BaseEvent);
-    const content = answerText(result);
-    if (turn.contextId) {
-      const contextId = turn.contextId;
-      await conversationsCall(() =>
-        deps.conversations.append(
-          turn.tenant.full,
-          contextId,
-          [
-            { role: 'user', content: turn.question },
-            { role: 'assistant', content, agent: turn.agent },
-          ],
-          now(),
-        ),
-      );
+    if (!streamed) {
+      for (const delta of deltas.rest(content)) await message(delta);
+      if (!opened)
+        await emit({ type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' } as BaseEvent);
+      await emit({ type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent);
     }
-    await emit({ type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' } as BaseEvent);
-    for (const delta of pieces(content)) {
-      await emit({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta } as BaseEvent);
-    }
-    await emit({ type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent);
     await emit({
       type: EventType.RUN_FINISHED,
       threadId,
@@ -200,6 +220,7 @@ export async function runAgUi(
       timestamp: now(),
     } as BaseEvent);
   } catch (error) {
+    await deltas.end().catch(() => undefined);
     if (options.signal.aborted) return;
     let message = 'Internal server error';
     let code = 'internal_error';

@@ -12,6 +12,7 @@ import {
   type AgentsDeps,
   processAgent,
   registeredAgents,
+  type TextSink,
 } from '@tessera/agents';
 import { type Agents, Chat } from '@tessera/api';
 import {
@@ -185,15 +186,22 @@ export async function historyOf(deps: ChatDeps, turn: ChatTurn): Promise<Chat.Hi
 const COMPOSE_SYSTEM =
   'Answer the user from the agent result given with the question, under the required response format. Use only what the result says; where it does not cover something, say so in the format.';
 
+/** Whether the turn's answer is the agent's own text, which may stream (a JSON format's answer is composed after). */
+export function answersText(turn: Pick<ChatTurn, 'responseFormat'>): boolean {
+  const type = turn.responseFormat?.type;
+  return type !== 'json_object' && type !== 'json_schema';
+}
+
 /**
  * Runs the turn's agent with its history and derives the answer. A JSON `response_format` is honoured by
  * the tenant's LLM, which gets it exactly as sent; `json_object` without an LLM answers the result itself.
+ * `onText` gets the answer's text as the agent's LLM writes it, when the answer is that text.
  */
 export async function answerTurn(
   deps: ChatDeps,
   turn: ChatTurn,
   history: Chat.HistoryMessage[],
-  options: { baseUrl: string; signal?: AbortSignal },
+  options: { baseUrl: string; signal?: AbortSignal; onText?: TextSink },
 ): Promise<ChatAnswer> {
   const context: Agents.ProcessRequest['context'] = {
     tenant_id: turn.tenant.full,
@@ -205,7 +213,11 @@ export async function answerTurn(
     deps.agents,
     turn.agent,
     { query: turn.question, context },
-    { baseUrl: options.baseUrl, signal: options.signal },
+    {
+      baseUrl: options.baseUrl,
+      signal: options.signal,
+      ...(options.onText && answersText(turn) ? { onText: options.onText } : {}),
+    },
   );
   if (outcome.status !== 'completed') {
     throw new HttpError(409, outcome.message);

@@ -31,6 +31,7 @@ export {
   threadAnswer,
   titleOf,
 } from './conversations';
+export { TextDeltas } from './deltas';
 export { DynamoConversationStore } from './dynamo-conversations';
 export {
   DynamoHarnessKeyStore,

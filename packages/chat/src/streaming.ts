@@ -1,12 +1,12 @@
 /**
  * A streamed chat completion: `chat.completion.chunk` frames ending in `data: [DONE]`, as OpenAI streams.
- * The role opens the stream at once; the answer's pieces follow once the agent answered and the turn was
- * stored; a failure after the stream opened is one error frame (OpenAI's `error` object and the JSON
- * answer's `detail`), and a client that goes away cancels the run.
+ * The role opens the stream at once; an answer the agent's LLM writes streams as its tokens arrive, any other
+ * answer (retrieval, extractive, composed under a JSON format) in pieces once the agent answered; the turn is
+ * stored before the last chunk. A failure after the stream opened is one error frame (OpenAI's `error`
+ * object and the JSON answer's `detail`), and a client that goes away cancels the run and its LLM call.
  */
 import type { Chat } from '@tessera/api';
 import { HttpError, log } from '@tessera/core';
-import { pieces } from './answer';
 import {
   answerTurn,
   type ChatDeps,
@@ -16,6 +16,7 @@ import {
   storeTurn,
   tesseraOf,
 } from './chat';
+import { TextDeltas } from './deltas';
 
 export interface ChunkSink {
   write(text: string): Promise<void>;
@@ -74,19 +75,28 @@ export async function streamCompletion(
     ...extra,
   });
   await sink.write(frame(chunk({ role: 'assistant', content: '' })));
+  const deltas = new TextDeltas(async (content) => {
+    if (!sink.closed) await sink.write(frame(chunk({ content })));
+  });
   try {
     const history = await historyOf(deps, turn);
     const signal = options.signal ? AbortSignal.any([options.signal, sink.signal]) : sink.signal;
-    const answer = await answerTurn(deps, turn, history, { baseUrl: options.baseUrl, signal });
+    const answer = await answerTurn(deps, turn, history, {
+      baseUrl: options.baseUrl,
+      signal,
+      onText: deltas.sink,
+    });
+    await deltas.end();
     if (sink.closed) return;
     await storeTurn(deps, turn, answer);
-    for (const piece of pieces(answer.content)) {
+    for (const piece of deltas.rest(answer.content)) {
       if (sink.closed) return;
       await sink.write(frame(chunk({ content: piece })));
     }
     await sink.write(frame(chunk({}, 'stop', { tessera: tesseraOf(turn, answer) })));
     await sink.write('data: [DONE]\n\n');
   } catch (error) {
+    await deltas.end().catch(() => undefined);
     // A client that went away gets nothing more; its run was cancelled.
     if (sink.closed) return;
     await sink.write(frame(errorFrame(error)));

@@ -10,6 +10,7 @@ import {
   revokeKey,
   sha256,
   stepsOf,
+  TextDeltas,
   tenantOfKey,
 } from '../src/index';
 
@@ -72,6 +73,42 @@ describe('agentOf and pieces', () => {
     expect(pieces(text).join('')).toBe(text);
     expect(pieces(text).every((piece) => piece.length <= 48)).toBe(true);
     expect(pieces('x'.repeat(100)).join('')).toBe('x'.repeat(100));
+  });
+});
+
+describe('TextDeltas', () => {
+  it('writes the deltas in order, one at a time, and drops those published after the end', async () => {
+    const written: string[] = [];
+    let writing = 0;
+    const deltas = new TextDeltas(async (delta) => {
+      writing++;
+      expect(writing).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 3 - written.length));
+      written.push(delta);
+      writing--;
+    });
+    for (const delta of ['Late ', '', 'invoices ', 'carry a fee.']) deltas.sink(delta);
+    expect(deltas.streamed).toBe(true);
+    await deltas.end();
+    deltas.sink(' Too late.');
+    await deltas.end();
+    expect(written).toEqual(['Late ', 'invoices ', 'carry a fee.']);
+  });
+
+  it('completes the answer after what streamed: all of it, its remainder, or nothing', async () => {
+    const none = new TextDeltas(async () => undefined);
+    expect(none.rest('Found 2 results: a and b').join('')).toBe('Found 2 results: a and b');
+    const explanation = new TextDeltas(async () => undefined);
+    explanation.sink(' A parser.');
+    expect(explanation.rest('A parser.\n\nsrc/parse.ts:\n```ts\nx\n```').join('')).toBe(
+      '\n\nsrc/parse.ts:\n```ts\nx\n```',
+    );
+    const whole = new TextDeltas(async () => undefined);
+    whole.sink('The whole answer. ');
+    expect(whole.rest('The whole answer.')).toEqual([]);
+    const other = new TextDeltas(async () => undefined);
+    other.sink('Something else');
+    expect(other.rest('The answer')).toEqual([]);
   });
 });
 

@@ -43,6 +43,13 @@ export class BusinessRuleError extends HttpError {
   }
 }
 
+/** 403: the request names something the caller may not reach (a tenant of another organization). */
+export class ForbiddenError extends HttpError {
+  constructor(message: string) {
+    super(403, message);
+  }
+}
+
 export class NotFoundError extends HttpError {
   constructor(message: string) {
     super(404, message);

@@ -1,4 +1,16 @@
 export { edgeId, normalizeNodeId, pythonFloat } from './ids';
+export {
+  compareOverTime,
+  detect,
+  MAX_CLAIM_GROUPS,
+  MAX_TRAVERSE_EDGES,
+  subjectNode,
+  subjectNodes,
+  summarize,
+  synthesize,
+  trace,
+  traverse,
+} from './knowledge';
 export { LanceGraphStore } from './lance-graph-store';
 export type { NodePatch, UpsertPlan } from './merge';
 export {
@@ -17,6 +29,7 @@ export { embedNodes } from './node-vectors';
 export { neighbors, searchNodes, shortestPath, stats } from './queries';
 export type { GraphDeps } from './service';
 export {
+  boundGraph,
   GRAPH_SCHEMA,
   graphNeighbors,
   graphPath,

@@ -1,5 +1,5 @@
 /** The graph endpoints' domain: tenant guard first, then the tenant's graph. */
-import { tenantSchemaName } from '@tessera/core';
+import { type TenantId, tenantSchemaName } from '@tessera/core';
 import type { MultiVectorEncoder } from '@tessera/encoders';
 import {
   ensureTenantSchema,
@@ -11,6 +11,7 @@ import {
 import type { GraphWrite, UpsertRequest } from './model';
 import { neighbors, searchNodes, shortestPath, stats } from './queries';
 import type { GraphStore, UpsertCounts } from './store';
+import type { TenantGraph } from './tenant-graph';
 
 export const GRAPH_SCHEMA = 'knowledge_graph';
 
@@ -64,6 +65,15 @@ export async function graphPath(
 ) {
   const { tenant, graph } = await tenantGraph(deps, tenantId);
   return shortestPath(graph, tenant, source, target, maxDepth);
+}
+
+/**
+ * The tenant's graph bound to a knowledge agent at dispatch: undefined when the tenant has no graph
+ * deployed (the agent then answers from its own memory, its `kg_*` fields empty).
+ */
+export async function boundGraph(deps: GraphDeps, tenant: TenantId): Promise<TenantGraph | undefined> {
+  const graph = await deps.store.graph(tenantSchemaName(GRAPH_SCHEMA, tenant));
+  return graph.version < 0 ? undefined : graph;
 }
 
 export async function graphStats(deps: GraphDeps, tenantId: string) {

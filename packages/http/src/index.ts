@@ -2,6 +2,7 @@ export type { FormSpec, Reply, RouteAnswer, RouteRequest, RouteSpec } from './ha
 export { httpRoute, reply } from './handler';
 export type { FormFile, MultipartForm } from './multipart';
 export { parseMultipart } from './multipart';
+export { requestBaseUrl, requestDeadline } from './origin';
 export type { HttpResponse } from './responses';
 export {
   errorResponse,
@@ -11,6 +12,8 @@ export {
   notFoundResponse,
   payloadTooLargeResponse,
 } from './responses';
+export type { ModuleRouter, RouteHandler } from './router';
+export { moduleRouter } from './router';
 export type { SseRequest } from './sse';
 export { sseRoute } from './sse';
 export type { FrameStream, StreamRequest } from './stream';

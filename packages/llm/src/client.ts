@@ -5,7 +5,13 @@
  */
 import type { Config } from '@tessera/api';
 import { type Telemetry, telemetry } from '@tessera/telemetry';
-import { type ChatTurn, type JsonLlm, type JsonSchemaFormat, LlmEndpoint } from './endpoint';
+import {
+  type ChatTurn,
+  type JsonCallOptions,
+  type JsonLlm,
+  type JsonSchemaFormat,
+  LlmEndpoint,
+} from './endpoint';
 import { type LlmEnv, llmEnv } from './env';
 import { type LlmSettings, resolveLlm } from './resolve';
 
@@ -86,7 +92,10 @@ export class LlmClient {
     return endpoint;
   }
 
-  /** A JSON call for the tenant; throws `LlmUnavailableError` when no endpoint is configured. */
+  /**
+   * A JSON call for the tenant (streamed when `text` is given, which then gets a field's text as it arrives);
+   * throws `LlmUnavailableError` when no endpoint is configured.
+   */
   async json(
     tenantId: string,
     request: {
@@ -95,11 +104,12 @@ export class LlmClient {
       format: JsonSchemaFormat;
       role?: LlmRole;
       headers?: Record<string, string>;
-    },
+    } & JsonCallOptions,
   ): Promise<unknown> {
     const settings = await this.resolve(tenantId, request);
     if (!settings) throw new LlmUnavailableError(tenantId);
-    return this.call(tenantId, settings, request.system, request.user, request.format);
+    const { signal, text } = request;
+    return this.call(tenantId, settings, request.system, request.user, request.format, { signal, text });
   }
 
   /** One call of `settings`' endpoint inside an LLM span of the tenant. */
@@ -109,6 +119,7 @@ export class LlmClient {
     system: string,
     user: string,
     format: JsonSchemaFormat,
+    options: JsonCallOptions = {},
   ): Promise<unknown> {
     return this.tracing.span(
       tenantId,
@@ -121,6 +132,7 @@ export class LlmClient {
         scope.detail({
           'llm.base_url': settings.baseURL,
           'llm.response_format': format.name,
+          'llm.streamed': options.text !== undefined,
           'llm.invocation_parameters': JSON.stringify({
             temperature: settings.temperature,
             max_tokens: settings.maxTokens,
@@ -128,7 +140,7 @@ export class LlmClient {
           }),
         });
         scope.verbose({ 'input.value': user, 'llm.system': system });
-        const answer = await this.endpoint(settings).json(system, user, format);
+        const answer = await this.endpoint(settings).json(system, user, format, options);
         scope.verbose({ 'output.value': JSON.stringify(answer) });
         return answer;
       },
@@ -196,9 +208,14 @@ export class TenantLlm implements JsonLlm {
       : `LLM endpoint of tenant ${this.tenantId}`;
   }
 
-  async json(system: string, user: string, format: JsonSchemaFormat): Promise<unknown> {
+  async json(
+    system: string,
+    user: string,
+    format: JsonSchemaFormat,
+    options?: JsonCallOptions,
+  ): Promise<unknown> {
     const settings = await this.settings();
     if (!settings) throw new LlmUnavailableError(this.tenantId);
-    return this.client.call(this.tenantId, settings, system, user, format);
+    return this.client.call(this.tenantId, settings, system, user, format, options);
   }
 }

@@ -5,6 +5,7 @@
  */
 import { networkMessage } from '@tessera/core';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { JsonFieldText } from './field-text';
 
 export interface LlmEndpointOptions {
   /** OpenAI-compatible base URL including its `/v1` (the client appends `/chat/completions`). */
@@ -40,6 +41,24 @@ export interface JsonSchemaFormat {
   schema: Record<string, unknown>;
 }
 
+/** Where a streamed call publishes the text of one string field of its JSON answer as the model writes it. */
+export interface FieldStream {
+  /** The top-level string field of the format whose text is published (an agent's prose answer). */
+  field: string;
+  /** Each next piece of the field's text, decoded, in order. */
+  onText: (delta: string) => void;
+}
+
+export interface JsonCallOptions {
+  /** Aborts the call (the run was cancelled, its client went away). */
+  signal?: AbortSignal;
+  /**
+   * Streams the call (`stream: true`) and publishes `field`'s text as it arrives; the answer is still the
+   * whole object, parsed once complete, as without it.
+   */
+  text?: FieldStream;
+}
+
 /** What an LLM caller needs: a JSON answer under a strict schema, and words for where it came from. */
 export interface JsonLlm {
   /** `llm:<model>`, for the names of what extracts with it. */
@@ -47,7 +66,7 @@ export interface JsonLlm {
   /** Where requests go, for messages. */
   readonly description: string;
   /** The parsed JSON object the model answers under the strict schema; throws `LlmCallError`. */
-  json(system: string, user: string, format: JsonSchemaFormat): Promise<unknown>;
+  json(system: string, user: string, format: JsonSchemaFormat, options?: JsonCallOptions): Promise<unknown>;
 }
 
 /** Header names a client may never set: the router's identity and tier headers are the platform's alone. */
@@ -100,52 +119,116 @@ export class LlmEndpoint implements JsonLlm {
     return `LLM endpoint at ${this.baseURL} (model ${this.model})`;
   }
 
-  async json(system: string, user: string, format: JsonSchemaFormat): Promise<unknown> {
-    let completion: OpenAI.Chat.Completions.ChatCompletion;
+  async json(
+    system: string,
+    user: string,
+    format: JsonSchemaFormat,
+    options: JsonCallOptions = {},
+  ): Promise<unknown> {
+    const request: OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming = {
+      model: this.model,
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: user },
+      ],
+      temperature: this.temperature,
+      max_tokens: this.maxTokens,
+      ...(this.seed === undefined ? {} : { seed: this.seed }),
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: format.name, strict: true, schema: format.schema },
+      },
+    };
+    // Retries back off between attempts; the whole call still ends within timeout × attempts.
+    const budget = AbortSignal.timeout(this.timeoutS * this.attempts * 1000);
+    const signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
+    let answer: { content: unknown; refusal?: string | null; finish?: string | null };
     try {
-      completion = await this.client.chat.completions.create(
-        {
-          model: this.model,
-          messages: [
-            { role: 'system', content: system },
-            { role: 'user', content: user },
-          ],
-          temperature: this.temperature,
-          max_tokens: this.maxTokens,
-          ...(this.seed === undefined ? {} : { seed: this.seed }),
-          response_format: {
-            type: 'json_schema',
-            json_schema: { name: format.name, strict: true, schema: format.schema },
-          },
-        },
-        // Retries back off between attempts; the whole call still ends within timeout × attempts.
-        { signal: AbortSignal.timeout(this.timeoutS * this.attempts * 1000) },
-      );
+      if (options.text) {
+        answer = await this.streamed(request, options.text, signal);
+      } else {
+        const completion = await this.client.chat.completions.create(request, { signal });
+        // An endpoint answering something other than JSON gets its text back from the client.
+        if (typeof completion !== 'object' || completion === null) {
+          throw new LlmCallError(
+            `${this.description} answered with something that is not JSON: ${shorten(String(completion))}`,
+          );
+        }
+        const choice = completion.choices?.[0];
+        answer = {
+          content: choice?.message?.content,
+          refusal: choice?.message?.refusal,
+          finish: choice?.finish_reason,
+        };
+      }
     } catch (error) {
+      if (error instanceof LlmCallError) throw error;
+      if (options.signal?.aborted) {
+        throw new LlmCallError(`${this.description}: the call was cancelled`, { cause: error });
+      }
       throw new LlmCallError(`${this.description} ${this.callFailure(error)}`, { cause: error });
     }
-    // An endpoint answering something other than JSON gets its text back from the client.
-    if (typeof completion !== 'object' || completion === null) {
-      throw new LlmCallError(
-        `${this.description} answered with something that is not JSON: ${shorten(String(completion))}`,
-      );
-    }
-    const choice = completion.choices?.[0];
-    const message = choice?.message;
-    if (message?.refusal) throw new LlmCallError(`${this.description} refused: ${shorten(message.refusal)}`);
-    const content = message?.content;
+    if (answer.refusal) throw new LlmCallError(`${this.description} refused: ${shorten(answer.refusal)}`);
+    const content = answer.content;
     if (typeof content !== 'string' || content.trim() === '') {
       throw new LlmCallError(`${this.description} answered without content`);
     }
     try {
       return JSON.parse(content);
     } catch (error) {
-      const truncated = choice?.finish_reason === 'length' ? ` (cut at max_tokens ${this.maxTokens})` : '';
+      const truncated = answer.finish === 'length' ? ` (cut at max_tokens ${this.maxTokens})` : '';
       throw new LlmCallError(
         `${this.description} answered with something that is not JSON${truncated}: ${shorten(content)}`,
         { cause: error },
       );
     }
+  }
+
+  /** A streamed call: the content assembled from its chunks, `text.field`'s text published as it arrives. */
+  private async streamed(
+    request: OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
+    text: FieldStream,
+    signal: AbortSignal,
+  ): Promise<{ content: unknown; refusal: string; finish: string | null }> {
+    const { data: stream, response } = await this.client.chat.completions
+      .create({ ...request, stream: true }, { signal })
+      .withResponse();
+    const field = new JsonFieldText(text.field);
+    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+      // An endpoint that does not stream answers the whole completion: its text is published at once.
+      let completion: OpenAI.Chat.Completions.ChatCompletion | undefined;
+      try {
+        completion = (await response.json()) as OpenAI.Chat.Completions.ChatCompletion;
+      } catch {
+        throw new LlmCallError(
+          `${this.description} answered a streamed call with something that is not JSON`,
+        );
+      }
+      const choice = completion?.choices?.[0];
+      const content = choice?.message?.content;
+      if (typeof content === 'string') {
+        const delta = field.push(content);
+        if (delta !== '') text.onText(delta);
+      }
+      return { content, refusal: choice?.message?.refusal ?? '', finish: choice?.finish_reason ?? null };
+    }
+    let content = '';
+    let refusal = '';
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      const choice = chunk.choices?.[0];
+      if (!choice) continue;
+      finish = choice.finish_reason ?? finish;
+      refusal += choice.delta?.refusal ?? '';
+      const piece = choice.delta?.content;
+      if (!piece) continue;
+      content += piece;
+      const delta = field.push(piece);
+      if (delta !== '') text.onText(delta);
+    }
+    // An aborted stream ends its iteration quietly: the call did not finish.
+    if (signal.aborted) throw new APIUserAbortError();
+    return { content, refusal, finish };
   }
 
   /**

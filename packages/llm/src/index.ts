@@ -6,7 +6,9 @@
 export { LlmClient, type LlmRole, type LlmSources, LlmUnavailableError, TenantLlm } from './client';
 export {
   type ChatTurn,
+  type FieldStream,
   isAuthzHeader,
+  type JsonCallOptions,
   type JsonLlm,
   type JsonSchemaFormat,
   LlmCallError,
@@ -15,6 +17,7 @@ export {
   shorten,
 } from './endpoint';
 export { type LlmEnv, llmEnv, llmVariables, parseLlmEnv } from './env';
+export { JsonFieldText } from './field-text';
 export {
   LlmConfigurationError,
   type LlmResolutionInput,

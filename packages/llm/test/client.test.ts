@@ -1,6 +1,6 @@
 import { Config } from '@tessera/api';
 import { closedPortUrl, failure, openAIChat, useServers } from '@tessera/testing';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   LlmCallError,
   LlmClient,
@@ -38,6 +38,22 @@ function sources(
 }
 
 const env = (variables: Record<string, string> = {}) => parseLlmEnv(variables);
+
+/** A call streaming the `summary` field, to the tenant endpoint `tenant`. */
+function streamedCall(
+  tenant: Partial<Config.LlmEndpointConfig>,
+  onText: (text: string) => void = () => undefined,
+  signal?: AbortSignal,
+) {
+  const { port } = sources({ tenant });
+  return new LlmClient(port, env()).json('a:a', {
+    system: 's',
+    user: 'u',
+    format,
+    signal,
+    text: { field: 'summary', onText },
+  });
+}
 
 describe('resolveLlm', () => {
   const system = Config.SystemConfig.parse({});
@@ -289,6 +305,90 @@ describe('LlmClient (integration: loopback OpenAI-compatible server)', () => {
     expect(refused.message).toMatch(
       new RegExp(`^LLM endpoint at ${closed}/v1 \\(model m\\) did not answer: .*ECONNREFUSED`),
     );
+  });
+
+  it('streams a call given a field: its text as the model writes it, the whole object as the answer', async () => {
+    const summary = 'Late invoices carry a fee of two percent; refunds come within fourteen days.';
+    const server = await servers.start(
+      openAIChat(() => ({ content: { summary, sources: ['handbook.md'] }, chunkChars: 6, intervalMs: 40 })),
+    );
+    const deltas: { text: string; at: number }[] = [];
+    const answer = await streamedCall(
+      { model: 'm', api_base: `${server.url}/v1` },
+      (text) => void deltas.push({ text, at: Date.now() }),
+    );
+    expect(answer).toEqual({ summary, sources: ['handbook.md'] });
+    expect(deltas.map((delta) => delta.text).join('')).toBe(summary);
+    expect(deltas.length).toBeGreaterThan(5);
+    const seen = server.requests[0]!;
+    expect(seen.body).toMatchObject({
+      stream: true,
+      response_format: { type: 'json_schema', json_schema: { name: 'answer', strict: true } },
+    });
+    // The first piece of text was published while the server was still writing.
+    expect(deltas[0]!.at).toBeLessThan(seen.answeredAt!);
+  });
+
+  it('closes a streamed call when its signal aborts, and says it was cancelled', async () => {
+    const server = await servers.start(
+      openAIChat(() => ({ content: { summary: 'word '.repeat(200) }, chunkChars: 5, intervalMs: 50 })),
+    );
+    const controller = new AbortController();
+    const error = await failure(
+      streamedCall({ model: 'm', api_base: `${server.url}/v1` }, () => controller.abort(), controller.signal),
+    );
+    expect(error).toBeInstanceOf(LlmCallError);
+    expect(error.message).toBe(`LLM endpoint at ${server.url}/v1 (model m): the call was cancelled`);
+    await vi.waitFor(() => expect(server.requests[0]!.closedEarly).toBe(true), { timeout: 10_000 });
+    expect(server.requests[0]!.answeredAt).toBeUndefined();
+  });
+
+  it('gives up on a stream that stalls past request_timeout × attempts', async () => {
+    const server = await servers.start(
+      openAIChat(() => ({ content: { summary: 'slow words' }, chunkChars: 2, intervalMs: 5000 })),
+    );
+    const error = await failure(
+      streamedCall({ model: 'm', api_base: `${server.url}/v1`, request_timeout: 0.5 }),
+    );
+    expect(error.message).toBe(
+      `LLM endpoint at ${server.url}/v1 (model m) did not answer within 0.5 s (1 attempt)`,
+    );
+    await vi.waitFor(() => expect(server.requests[0]!.closedEarly).toBe(true), { timeout: 10_000 });
+  });
+
+  it('takes the whole answer of an endpoint that does not stream, and publishes its text at once', async () => {
+    const server = await servers.start(() => ({
+      status: 200,
+      json: {
+        id: 'c',
+        object: 'chat.completion',
+        created: 1,
+        model: 'm',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: '{"summary":"All at once."}' },
+            finish_reason: 'stop',
+          },
+        ],
+      },
+    }));
+    const deltas: string[] = [];
+    const answer = await streamedCall(
+      { model: 'm', api_base: `${server.url}/v1` },
+      (text) => void deltas.push(text),
+    );
+    expect(answer).toEqual({ summary: 'All at once.' });
+    expect(deltas).toEqual(['All at once.']);
+    expect((server.requests[0]!.body as { stream: boolean }).stream).toBe(true);
+  });
+
+  it('refuses a streamed answer that is not JSON, as an unstreamed one', async () => {
+    const server = await servers.start(
+      openAIChat(() => ({ content: '{"summary":"cut sho', finish_reason: 'length' })),
+    );
+    const error = await failure(streamedCall({ model: 'm', api_base: `${server.url}/v1` }));
+    expect(error.message).toMatch(/answered with something that is not JSON \(cut at max_tokens 1000\)/);
   });
 
   it('says no endpoint is configured, and takes the teacher record for the teacher role', async () => {

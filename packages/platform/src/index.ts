@@ -7,6 +7,7 @@ export { awsServicesHealth, probe } from './health';
 export { provisionResources } from './provision';
 export type { BucketDef, NotificationDef, QueueDef, TableDef } from './resources';
 export {
+  API_URL_VARIABLE,
   bucketNotifications,
   buckets,
   LONG_RUN_URL_VARIABLE,

@@ -234,3 +234,9 @@ export function streamingUrlVariable(route: string): string {
  * url of the agents whose runs outlive an API Gateway request.
  */
 export const LONG_RUN_URL_VARIABLE = 'TESSERA_AGENT_LONG_RUN_URL';
+
+/**
+ * The variable holding the HTTP API's URL (set by the stacks on every function whose bundle reads it): the
+ * agents' base URL, so a function served by a Function URL still calls sub-agents through the API.
+ */
+export const API_URL_VARIABLE = 'TESSERA_API_URL';

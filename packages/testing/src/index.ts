@@ -22,10 +22,42 @@ export interface SeenRequest {
   body: unknown;
   /** The body's bytes as received (multipart uploads, binary payloads). */
   raw: Buffer;
+  /** When the answer's last byte was written (`Date.now()`); unset while it is written or when it never was. */
+  answeredAt?: number;
+  /** The client closed the connection before the answer was complete (a streamed answer cut short). */
+  closedEarly?: boolean;
 }
 
-/** An answer: status and JSON or raw text, optionally after a delay; or no answer at all. */
-export type Reply = { status: number; json?: unknown; text?: string; delayMs?: number } | 'hang';
+/** Server-sent events: each `data: <JSON>`, `intervalMs` apart (the first one at once), then `data: [DONE]`. */
+export interface StreamReply {
+  status: number;
+  events: unknown[];
+  intervalMs?: number;
+}
+
+/** An answer: status and JSON or raw text, optionally after a delay; server-sent events; or no answer at all. */
+export type Reply =
+  | { status: number; json?: unknown; text?: string; delayMs?: number }
+  | StreamReply
+  | 'hang';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Writes `reply`'s events as they would stream, stopping when the client goes away. */
+async function writeEvents(res: ServerResponse, reply: StreamReply): Promise<void> {
+  let gone = false;
+  res.on('close', () => {
+    gone = true;
+  });
+  res.writeHead(reply.status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.flushHeaders();
+  for (const [i, event] of reply.events.entries()) {
+    if (i > 0 && reply.intervalMs) await sleep(reply.intervalMs);
+    if (gone) return;
+    res.write(`data: ${JSON.stringify(event)}\n\n`);
+  }
+  if (!gone) res.end('data: [DONE]\n\n');
+}
 
 export interface TestServer {
   url: string;
@@ -75,9 +107,20 @@ export async function startServer(
         // An assertion inside the fake fails the request loudly, so the test sees it.
         answer = { status: 418, json: { error: { message: `fake server assertion: ${String(error)}` } } };
       }
+      res.on('finish', () => {
+        seen.answeredAt = Date.now();
+      });
+      res.on('close', () => {
+        if (!res.writableFinished) seen.closedEarly = true;
+      });
       if (answer === 'hang') return;
+      if ('events' in answer) {
+        await writeEvents(res, answer);
+        inFlight--;
+        return;
+      }
       const { status, json, text, delayMs } = answer;
-      if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      if (delayMs) await sleep(delayMs);
       inFlight--;
       res.writeHead(status, { 'content-type': json !== undefined ? 'application/json' : 'text/plain' });
       res.end(json !== undefined ? JSON.stringify(json) : (text ?? ''));

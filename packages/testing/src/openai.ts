@@ -1,7 +1,8 @@
 /**
  * An OpenAI-compatible `POST /v1/chat/completions` on loopback (through `startServer`) that refuses any
- * request without a strict `json_schema` response format, as a structured-output server would. The LLM
- * client's and the extractors' tests answer through it.
+ * request without a strict `json_schema` response format, as a structured-output server would, and streams
+ * its answer as `chat.completion.chunk` events when the request asks `stream: true`. The LLM client's, the
+ * extractors' and the agents' tests answer through it.
  */
 import type { Reply, SeenRequest } from './index';
 
@@ -12,14 +13,41 @@ export interface ChatRequest {
   temperature?: number;
   max_tokens?: number;
   seed?: number;
+  stream?: boolean;
   response_format?: {
     type: string;
     json_schema?: { name: string; strict?: boolean; schema: Record<string, unknown> };
   };
 }
 
-/** What the fake model does with one chat request: answer content (JSON-encoded unless a string), or a raw reply. */
-export type ChatReply = { content: unknown; finish_reason?: string } | Reply;
+/**
+ * What the fake model does with one chat request: answer content (JSON-encoded unless a string), or a raw
+ * reply. A streamed answer sends the content in pieces of `chunkChars` characters (default 8), `intervalMs`
+ * apart (default none: at once).
+ */
+export type ChatReply =
+  | { content: unknown; finish_reason?: string; chunkChars?: number; intervalMs?: number }
+  | Reply;
+
+/** `content` as OpenAI streams it: the role, the content's pieces, then the finish reason. */
+function chunks(id: string, model: string, content: string, finish: string, size: number) {
+  const chunk = (delta: Record<string, unknown>, finish_reason: string | null = null) => ({
+    id,
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model,
+    choices: [{ index: 0, delta, finish_reason, logprobs: null }],
+  });
+  const pieces: string[] = [];
+  // By code point, so a piece never splits a character.
+  const chars = [...content];
+  for (let i = 0; i < chars.length; i += size) pieces.push(chars.slice(i, i + size).join(''));
+  return [
+    chunk({ role: 'assistant', content: '' }),
+    ...pieces.map((piece) => chunk({ content: piece })),
+    chunk({}, finish),
+  ];
+}
 
 /**
  * An OpenAI-compatible chat server. Requests to another path get 404; a request without a strict `json_schema`
@@ -40,6 +68,19 @@ export function openAIChat(
     const reply = await answer(request, seen, count);
     if (reply === 'hang' || 'status' in reply) return reply;
     const content = typeof reply.content === 'string' ? reply.content : JSON.stringify(reply.content);
+    if (request.stream === true) {
+      return {
+        status: 200,
+        events: chunks(
+          `chatcmpl-${count}`,
+          request.model,
+          content,
+          reply.finish_reason ?? 'stop',
+          reply.chunkChars ?? 8,
+        ),
+        intervalMs: reply.intervalMs,
+      };
+    }
     return {
       status: 200,
       json: {

@@ -6,13 +6,15 @@
 import type { Agents } from '@tessera/api';
 import { LlmCallError, LlmUnavailableError, shorten } from '@tessera/llm';
 import { z } from 'zod';
-import { type Agent, systemPrompt } from '../agent';
+import { type Agent, answerCall, systemPrompt } from '../agent';
 
 const CODE_FORMAT = {
   name: 'code_files',
   schema: {
     type: 'object',
+    // The explanation first: a streaming caller gets it as it is written, before the files.
     properties: {
+      explanation: { type: 'string' },
       files: {
         type: 'array',
         items: {
@@ -26,9 +28,8 @@ const CODE_FORMAT = {
           additionalProperties: false,
         },
       },
-      explanation: { type: 'string' },
     },
-    required: ['files', 'explanation'],
+    required: ['explanation', 'files'],
     additionalProperties: false,
   },
 };
@@ -63,6 +64,7 @@ export const codingAgent: Agent = {
         '\n\n',
       ),
       format: CODE_FORMAT,
+      ...answerCall(run, 'explanation'),
     });
     const answer = CodeAnswer.safeParse(raw);
     if (!answer.success) {

@@ -8,9 +8,15 @@
  * (estimated at 4 characters a token) and wall time (`env.ts`); 503 without an LLM.
  */
 import type { Agents } from '@tessera/api';
-import { type JsonSchemaFormat, LlmCallError, LlmUnavailableError, shorten } from '@tessera/llm';
+import {
+  type JsonCallOptions,
+  type JsonSchemaFormat,
+  LlmCallError,
+  LlmUnavailableError,
+  shorten,
+} from '@tessera/llm';
 import { z } from 'zod';
-import { type Agent, type AgentRun, systemPrompt } from '../agent';
+import { type Agent, type AgentRun, answerCall, systemPrompt } from '../agent';
 import type { AgentsDeps } from '../deps';
 import { agentsEnv } from '../env';
 import { type PartialAnswer, recursiveSynthesis } from './recursive-synthesis';
@@ -60,9 +66,15 @@ class Budget {
     private readonly run: AgentRun,
   ) {}
 
-  async ask<T>(format: JsonSchemaFormat, shape: z.ZodType<T>, system: string, user: string): Promise<T> {
+  async ask<T>(
+    format: JsonSchemaFormat,
+    shape: z.ZodType<T>,
+    system: string,
+    user: string,
+    options: JsonCallOptions = {},
+  ): Promise<T> {
     const prompt = systemPrompt(this.run, system);
-    const raw = await this.deps.llm.json(this.run.tenant.full, { system: prompt, user, format });
+    const raw = await this.deps.llm.json(this.run.tenant.full, { system: prompt, user, format, ...options });
     const text = JSON.stringify(raw) ?? '';
     this.tokens += Math.ceil((prompt.length + user.length + text.length) / 4);
     const parsed = shape.safeParse(raw);
@@ -185,8 +197,16 @@ export const deepResearchAgent: Agent = {
       'synthesize',
       `${hits.size} hits in ${batches.length} batches after ${iterations.length} iterations (${stopped_by})`,
     );
-    const answerOf = async (format: JsonSchemaFormat, system: string, user: string) => {
-      const said = await budget.ask(format, Answer, system, [`Request: ${run.query}`, user].join('\n\n'));
+    // Only the call that writes the final answer streams to a caller that streams it: the one partial answer
+    // of a single batch, else the last merge.
+    const answerOf = async (format: JsonSchemaFormat, system: string, user: string, final: boolean) => {
+      const said = await budget.ask(
+        format,
+        Answer,
+        system,
+        [`Request: ${run.query}`, user].join('\n\n'),
+        final ? answerCall(run, 'answer') : { signal: run.signal },
+      );
       return { answer: said.answer, sources: [...new Set(said.sources.filter((id) => hits.has(id)))] };
     };
     const partials: PartialAnswer[] = [];
@@ -196,18 +216,20 @@ export const deepResearchAgent: Agent = {
           SYNTHESIZE,
           'Answer the research request from the hits only, and list the ids of the hits the answer rests on. Say what the hits do not cover.',
           `Hits:\n\n${listing(batch)}`,
+          batches.length === 1,
         ),
       );
     }
 
     await run.phase('rlm_synthesis', `${partials.length} partial answers`);
-    const merged = await recursiveSynthesis(run, partials, (group) =>
+    const merged = await recursiveSynthesis(run, partials, (group, _iteration, last) =>
       answerOf(
         MERGE,
         'Merge these partial answers to the research request into one answer. Keep only what they say, and list the ids of the hits the merged answer rests on.',
         group
           .map((part, i) => `[partial ${i + 1}] (hits ${part.sources.join(', ') || 'none'})\n${part.answer}`)
           .join('\n\n'),
+        last,
       ),
     );
     const real = [...hits.keys()];

@@ -6,6 +6,7 @@ import { deepResearchAgent } from './deep-research';
 import { detailedReportAgent } from './detailed-report';
 import { entityExtractionAgent } from './entities';
 import { gatewayAgent } from './gateway';
+import { KNOWLEDGE_AGENTS } from './knowledge';
 import { profileSelectionAgent } from './profile-selection';
 import { queryEnhancementAgent } from './query-enhancement';
 import { audioAnalysisAgent, documentAgent, imageSearchAgent, searchAgent } from './search';
@@ -28,5 +29,6 @@ export const AGENTS: ReadonlyMap<string, Agent> = new Map(
     detailedReportAgent,
     deepResearchAgent,
     codingAgent,
+    ...KNOWLEDGE_AGENTS,
   ].map((agent) => [agent.name, agent]),
 );

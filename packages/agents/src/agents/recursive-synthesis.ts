@@ -29,7 +29,8 @@ export function mergeLevels(count: number, fanIn = MERGE_FAN_IN): number {
 export async function recursiveSynthesis(
   run: Pick<AgentRun, 'report' | 'progress' | 'checkpoint'>,
   partials: PartialAnswer[],
-  merge: (group: PartialAnswer[], iteration: number) => Promise<PartialAnswer>,
+  /** `last`: the merge of the last iteration, whose answer is the final one. */
+  merge: (group: PartialAnswer[], iteration: number, last: boolean) => Promise<PartialAnswer>,
 ): Promise<{ answer?: PartialAnswer; iterations: number }> {
   const total = mergeLevels(partials.length);
   await run.report('rlm_start', `${partials.length} partial answers, ${total} iterations`);
@@ -40,7 +41,9 @@ export async function recursiveSynthesis(
       level.slice(i * MERGE_FAN_IN, (i + 1) * MERGE_FAN_IN),
     );
     level = await Promise.all(
-      groups.map((group) => (group.length === 1 ? Promise.resolve(group[0]!) : merge(group, iteration))),
+      groups.map((group) =>
+        group.length === 1 ? Promise.resolve(group[0]!) : merge(group, iteration, iteration === total),
+      ),
     );
     await run.progress(iteration, total, 'rlm_synthesis', { iteration, partials: level.length });
   }

@@ -2,11 +2,12 @@
  * The summarizer: of the context's text, or of the content retrieved for the query. With the tenant's LLM
  * endpoint it writes a summary of the passages (strict json_schema); without one it picks the passages'
  * sentences that best cover the query and the rest of the passages, verbatim (`method: 'extractive'`).
+ * The LLM's summary streams to a caller that streams the answer (`answerCall`).
  */
 import type { Agents } from '@tessera/api';
 import { LlmCallError, shorten } from '@tessera/llm';
 import { z } from 'zod';
-import { type Agent, type AgentRun, systemPrompt } from '../agent';
+import { type Agent, type AgentRun, answerCall, systemPrompt } from '../agent';
 import type { AgentsDeps } from '../deps';
 import { conversationLines, overlap, queryTerms, sentences, words } from '../text';
 import { retrieve } from './search';
@@ -95,6 +96,8 @@ export const summarizerAgent: Agent = {
       ),
       user,
       format: SUMMARY_FORMAT,
+      // The summary is the answer: a streaming caller gets its text as it is written.
+      ...answerCall(run, 'summary'),
     });
     const answer = z.object({ summary: z.string() }).safeParse(raw);
     if (!answer.success) {

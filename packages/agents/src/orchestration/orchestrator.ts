@@ -9,7 +9,7 @@
 import type { Agents } from '@tessera/api';
 import { LlmCallError, LlmUnavailableError, shorten } from '@tessera/llm';
 import { z } from 'zod';
-import { type Agent, type AgentRun, type ProcessContext, systemPrompt } from '../agent';
+import { type Agent, type AgentRun, answerCall, type ProcessContext, systemPrompt } from '../agent';
 import type { AgentsDeps } from '../deps';
 import { agentsEnv } from '../env';
 import { callSubAgent } from './http';
@@ -164,6 +164,8 @@ export const orchestratorAgent: Agent = {
     const planning_ms = performance.now() - planningStarted;
 
     await run.phase('execution', `${planned.steps.length} steps in ${planned.parallel_groups.length} groups`);
+    // The plan as an event of the run, for its audit explanation.
+    await run.artifact('plan', planned);
     const done: StepResult[] = [];
     let executionMs = 0;
     for (const [number, group] of planned.parallel_groups.entries()) {
@@ -179,10 +181,11 @@ export const orchestratorAgent: Agent = {
     }
     const step_results = done.filter(Boolean);
 
-    await run.phase('aggregating');
     const completed = step_results.filter((step) => step.status === 'completed');
     const failed_steps = step_results.filter((step) => step.status !== 'completed').map((step) => step.step);
     const sources = [...new Set(completed.flatMap((step) => sourcesOf(step.result)))];
+    await run.artifact('sources', sources);
+    await run.phase('aggregating');
     let final_answer = '';
     const aggregateStarted = performance.now();
     if (completed.length > 0) {
@@ -202,6 +205,8 @@ export const orchestratorAgent: Agent = {
         ),
         user,
         format: AGGREGATE_FORMAT,
+        // The final answer streams to a caller that streams it; the plan above does not.
+        ...answerCall(run, 'final_answer'),
       });
       const answer = z.object({ final_answer: z.string() }).safeParse(raw);
       if (!answer.success) {
