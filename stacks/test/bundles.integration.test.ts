@@ -35,6 +35,8 @@ import { compose, logicalId, testApps } from './support';
 
 const STAGE = 'JohnDoe';
 const STREAM_URL = 'https://stream-ingestion.lambda-url.us-east-1.on.aws/';
+/** What the HTTP API's endpoint resolves to (`TESSERA_API_URL`): only its form is read here. */
+const API_URL = 'https://api.execute-api.us-east-1.amazonaws.com';
 const LLM_KEY = 'sk-from-ssm-7f3a';
 const LLM_KEY_PARAMETER = '/tessera/johndoe/llm-key';
 
@@ -209,6 +211,7 @@ describe('function bundles run as Lambda runs them (integration)', () => {
       if ('Fn::GetAtt' in token) {
         const [id, attribute] = token['Fn::GetAtt'] as [string, string];
         if (attribute === 'FunctionUrl') return STREAM_URL;
+        if (attribute === 'ApiEndpoint') return API_URL;
         return names.get(id) ?? `unresolved ${id}.${attribute}`;
       }
       if ('Fn::Join' in token) {
