@@ -34,7 +34,7 @@ export interface ScheduleDef {
 export interface QueueWorkerDef {
   name: string;
   /** Key of the queue in the shared resource definition. */
-  queue: 'ingestion';
+  queue: 'ingestion' | 'agentRuns';
   /** Reads the queue's dead-letter queue instead. */
   deadLetter?: boolean;
   handler: string;
@@ -386,6 +386,16 @@ export const queueWorkers: QueueWorkerDef[] = [
     batchSize: 10,
     concurrency: 1,
     timeoutSeconds: 60,
+  },
+  {
+    // The memory and wiki filing of each completed agent run (a memory is one embedding and one table write).
+    name: 'agent-runs',
+    queue: 'agentRuns',
+    handler: 'workers/agent-runs.recordRuns',
+    batchSize: 10,
+    concurrency: 2,
+    timeoutSeconds: 60,
+    memoryMb: 1024,
   },
 ];
 

@@ -86,10 +86,11 @@ const TENANT_REMOVAL: StoreGrants = {
 };
 
 /**
- * What agent runs reach: content and configuration, workflow runs, instructions, the memory a run leaves
- * (deploying the tenant's memory schema on its first: a registry row, the tenant record), wiki pages.
+ * What an agent's run reaches: the tenant's content and its own profiles, the system configuration (agent
+ * overrides) and the tenant's routing and LLM records, workflow runs reported, the tenant's instructions
+ * read, and the memory and wiki writes (the tenant's schemas deployed, page locks) its code holds.
  */
-const AGENT_RUNS = {
+const AGENT_REACH = {
   ...TENANCY_READ,
   tenants: 'readWrite',
   schemaRegistry: 'readWrite',
@@ -103,9 +104,23 @@ const AGENT_RUNS = {
 
 /** Running scheduled jobs: what the agents reach, the wiki's writes, the job and outbound stores. */
 const JOB_RUNS: StoreGrants = {
-  tables: { ...AGENT_RUNS, jobs: 'readWrite', outboundMessages: 'readWrite' },
+  tables: { ...AGENT_REACH, jobs: 'readWrite', outboundMessages: 'readWrite' },
   buckets: { search: 'readWrite' },
+  // The agents' wiring, which a job's run goes through, names the completed-run queue; a job's run
+  // (runAgentTask) queues nothing.
+  queues: { agentRuns: 'describe' },
 };
+
+/**
+ * Running agents (the agents' routes, chat, AG-UI): what the agents reach, each completed run queued for
+ * its memory and wiki filing (which the agent-runs worker writes), and conversations kept (a dispatch naming
+ * `context.context_id`; the chat wiring also builds the harness key store).
+ */
+const AGENT_RUNS = {
+  tables: { ...AGENT_REACH, conversations: 'readWrite', harnessKeys: 'read' },
+  buckets: { search: 'readWrite' },
+  queues: { agentRuns: 'send' },
+} as const satisfies StoreGrants;
 
 /**
  * Grants by handler module (`http/tenants`), from what each one's code does with the stores it reaches.
@@ -148,21 +163,17 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
     tables: { ...TENANCY_READ, ...TRACED, profiles: 'read' },
     buckets: { search: 'read' },
   },
-  // Agents search the tenant's content (its own profiles too), read the system configuration (agent overrides)
-  // and the tenant's routing and LLM records, and report workflow runs. A run reads the tenant's instructions
-  // and leaves a memory, deploying the tenant's memory schema on its first (a registry row, the tenant record);
-  // a run the wiki's rule files is saved in the tenant's wiki (its schema deployed on the first save, each
-  // page under its lock); a dispatch naming a
-  // conversation (`context.context_id`) reads and appends it (the chat wiring also builds the key store,
-  // never used here).
-  'http/agents': {
-    tables: { ...AGENT_RUNS, conversations: 'readWrite', harnessKeys: 'read' },
-    buckets: { search: 'readWrite' },
-  },
+  // Agents run; a completed run is queued for its memory and wiki filing (see AGENT_RUNS).
+  'http/agents': AGENT_RUNS,
   // The knowledge agents read the tenant's graph and memories, the named tenants of its organization, the
   // system configuration (the registry) and a workflow's task events. The bundle holds the agents' code (runs
-  // leaving memories and wiki pages, workflow reporting), which these routes do not run.
-  'http/knowledge': { tables: { ...AGENT_RUNS }, buckets: { search: 'readWrite' } },
+  // leaving memories and wiki pages, workflow reporting, the completed-run queue's name), which these routes
+  // do not run.
+  'http/knowledge': {
+    tables: { ...AGENT_REACH },
+    buckets: { search: 'readWrite' },
+    queues: { agentRuns: 'describe' },
+  },
   // Memories are listed and deleted in the tenant's memory table; instructions are written and read.
   'http/memories': {
     tables: { ...TENANCY_READ, ...TRACED, instructions: 'readWrite' },
@@ -174,20 +185,11 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
   // A job's run: the job's lease and last run, the agent's run reported on its workflow task, the answer
   // saved to the wiki or queued for the tenant's chats.
   'workers/jobs': { ...JOB_RUNS },
-  // Chat runs agents as the agents' routes do (content, configuration, workflow runs, instructions, the
-  // memory each run leaves, deploying the tenant's memory schema on its first) and keeps the conversations
-  // (a run the wiki's rule files is saved in the tenant's wiki); the package's wiring also builds the harness
-  // key store, which chat never uses.
-  'http/chat': {
-    tables: { ...AGENT_RUNS, conversations: 'readWrite', harnessKeys: 'read' },
-    buckets: { search: 'readWrite' },
-  },
+  // Chat runs agents as the agents' routes do and keeps the conversations.
+  'http/chat': AGENT_RUNS,
   // AG-UI runs agents for the tenant of a harness key and keeps the thread's conversation; keys are minted
   // and revoked here.
-  'http/ag-ui': {
-    tables: { ...AGENT_RUNS, conversations: 'readWrite', harnessKeys: 'readWrite' },
-    buckets: { search: 'readWrite' },
-  },
+  'http/ag-ui': { ...AGENT_RUNS, tables: { ...AGENT_RUNS.tables, harnessKeys: 'readWrite' } },
   // Invites, registrations (claim, map, consume) and the drain's takes are writes; every route but resolve and
   // drain guards its tenant.
   'http/messaging': {
@@ -235,6 +237,19 @@ export const MODULE_GRANTS: Record<string, StoreGrants> = {
     },
     buckets: { uploads: 'readWrite', search: 'read' },
     queues: { ingestion: 'send' },
+  },
+  // The agent-runs worker: a completed run's memory (the tenant's memory schema deployed on its first: a
+  // registry row, the tenant record) and its wiki filing (the wiki schema likewise, each page under its lock).
+  // The memories' wiring also builds the instructions store, which the worker never writes.
+  'workers/agent-runs': {
+    tables: {
+      ...TENANCY_READ,
+      tenants: 'readWrite',
+      schemaRegistry: 'readWrite',
+      instructions: 'read',
+      wikiLocks: 'readWrite',
+    },
+    buckets: { search: 'readWrite' },
   },
   // Tenant recovery (a removal), schema migration and the task event sweep.
   'workers/maintenance': { ...TENANT_REMOVAL },

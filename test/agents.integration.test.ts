@@ -381,6 +381,76 @@ describe('orchestration through the runtime (integration)', () => {
     expect(phases.slice(-4)).toEqual(['aggregating', 'complete', 'complete', 'end']);
   }, 30_000);
 
+  /** A complex query to the gateway, and the workflow tasks of the tenant that appeared while it runs. */
+  async function routedOrchestration() {
+    const listed = async () =>
+      (await call(rt.url, 'GET', '/events/queues?tenant_id=acme')).body.queues.map(
+        (q: { task_id: string }) => q.task_id,
+      ) as string[];
+    const before = new Set(await listed());
+    const running = process_(
+      'gateway_agent',
+      'Compare the indexing strategies over time and explain why the binary vectors changed the ranking',
+    );
+    let live: string[] = [];
+    for (let i = 0; i < 100 && live.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      live = (await listed()).filter((id) => !before.has(id));
+    }
+    return { running, live };
+  }
+
+  it('runs the orchestration a gateway routes as a workflow task of its own, streamed while it runs', async () => {
+    proxyDelayMs = 1000;
+    try {
+      const { running, live } = await routedOrchestration();
+      // The orchestration's task is listed while the gateway's request still runs.
+      expect(live).toHaveLength(1);
+      const answer = await running;
+      expect(answer.status).toBe(200);
+      const gateway = answer.body.result;
+      expect(gateway).toMatchObject({ classification: 'complex', routed_to: 'orchestrator_agent' });
+      expect(gateway.workflow_id).toMatch(/^workflow_[0-9a-f]{16}$/);
+      expect(gateway.workflow_id).toBe(live[0]);
+      expect(gateway.result.orchestration_result.workflow_id).toBe(gateway.workflow_id);
+      const phases = (await streamOf(gateway.workflow_id)).map((e) => e.phase ?? e.type);
+      expect(phases.slice(0, 5)).toEqual(['connected', 'started', 'memory_context', 'planning', 'execution']);
+      expect(phases.slice(-4)).toEqual(['aggregating', 'complete', 'complete', 'end']);
+    } finally {
+      proxyDelayMs = 0;
+    }
+  }, 60_000);
+
+  it('answers a routed orchestration cancelled on its own task with the cancelled shape, naming it', async () => {
+    proxyDelayMs = 1500;
+    try {
+      const { running, live } = await routedOrchestration();
+      const id = live[0]!;
+      expect(
+        (await call(rt.url, 'POST', `/events/workflows/${id}/cancel`, { reason: 'not now' })).status,
+      ).toBe(200);
+      const answer = await running;
+      expect(answer.status).toBe(200);
+      expect(answer.body.result).toMatchObject({
+        routed_to: 'orchestrator_agent',
+        workflow_id: id,
+        result: {
+          status: 'cancelled',
+          agent: 'orchestrator_agent',
+          workflow_id: id,
+          message: `Workflow ${id} was cancelled: not now`,
+        },
+      });
+      expect((await streamOf(id)).at(-2)).toMatchObject({
+        type: 'status',
+        state: 'cancelled',
+        message: 'not now',
+      });
+    } finally {
+      proxyDelayMs = 0;
+    }
+  }, 60_000);
+
   it('ends cancelled with the cancelled shape when cancelled during execution', async () => {
     proxyDelayMs = 1500;
     const id = `wf_orch_cancel_${Date.now()}`;

@@ -63,6 +63,66 @@ describe('memories (integration)', () => {
     });
   });
 
+  it("writes a completed run delivered twice to the agent-runs worker once, and drops an unknown tenant's", async () => {
+    process.env.TESSERA_DATA_DIR = rt.dataDir;
+    process.env.TESSERA_STAGE = rt.stage;
+    if (rt.emulatorUrl) process.env.AWS_ENDPOINT_URL = rt.emulatorUrl;
+    process.env.AWS_ACCESS_KEY_ID ??= 'S3RVER';
+    process.env.AWS_SECRET_ACCESS_KEY ??= 'S3RVER';
+    const { queues, resourceName, SqsQueue } = await import('@tessera/platform');
+    const queue = new SqsQueue(resourceName(queues.agentRuns));
+    const message = {
+      run_id: `run-${Date.now()}`,
+      tenant_id: 'rival:rival',
+      agent_name: 'summarizer_agent',
+      query: 'when are the keys rotated',
+      context: { tenant_id: 'rival' },
+      result: { summary: 'Keys rotate every ninety days. Kept in the vault.' },
+      completed_at: 1_700_000_000_000,
+    };
+    await queue.send({ ...message, tenant_id: 'ghost:ghost' });
+    await queue.send(message);
+    await queue.send(message);
+    const written = await eventually(
+      () => memoriesOf('rival', '?agent_name=summarizer_agent'),
+      (answer) => answer.body.total_count >= 1,
+    );
+    expect(written.body.memories).toEqual([
+      {
+        memory_id: message.run_id,
+        agent_name: 'summarizer_agent',
+        content: 'Q: when are the keys rotated\nA: Keys rotate every ninety days.',
+        created_at: message.completed_at,
+      },
+    ]);
+    // Both deliveries were handled by now or soon; still one memory.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect((await memoriesOf('rival', '?agent_name=summarizer_agent')).body.total_count).toBe(1);
+    expect((await memoriesOf('ghost')).status).toBe(404);
+    // The unknown tenant's message was dropped (it can never be written), not left to be delivered again.
+    const { GetQueueAttributesCommand } = await import('@aws-sdk/client-sqs');
+    const { sqsClient } = await import('@tessera/platform');
+    const left = await eventually(
+      async () =>
+        (
+          await sqsClient().send(
+            new GetQueueAttributesCommand({
+              QueueUrl: await queue.url(),
+              AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+            }),
+          )
+        ).Attributes,
+      (attributes) =>
+        attributes?.ApproximateNumberOfMessages === '0' &&
+        attributes.ApproximateNumberOfMessagesNotVisible === '0',
+    );
+    expect(left).toMatchObject({
+      ApproximateNumberOfMessages: '0',
+      ApproximateNumberOfMessagesNotVisible: '0',
+    });
+    await call(rt.url, 'DELETE', '/admin/tenant/rival/memories?agent_name=summarizer_agent');
+  });
+
   it('refuses odd agent names and unknown tenants, deleting nothing', async () => {
     for (const odd of ['unknown_agent', '../search_agent', '', 'search_agent,coding_agent', "x' OR '1'='1"]) {
       const name = encodeURIComponent(odd);

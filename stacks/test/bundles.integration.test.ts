@@ -35,7 +35,8 @@ import { compose, logicalId, testApps } from './support';
 
 const STAGE = 'JohnDoe';
 const STREAM_URL = 'https://stream-ingestion.lambda-url.us-east-1.on.aws/';
-const API_URL = 'https://tessera-api.execute-api.us-east-1.amazonaws.com';
+/** What the HTTP API's endpoint resolves to (`TESSERA_API_URL`): only its form is read here. */
+const API_URL = 'https://api.execute-api.us-east-1.amazonaws.com';
 const LLM_KEY = 'sk-from-ssm-7f3a';
 const LLM_KEY_PARAMETER = '/tessera/johndoe/llm-key';
 
@@ -203,8 +204,6 @@ describe('function bundles run as Lambda runs them (integration)', () => {
         resourceName(queues[key].deadLetter),
       );
     }
-    // The HTTP API's endpoint: the agents' base URL in functions behind a function URL.
-    const apiId = logicalId(stack, api.httpApi);
     const resolve = (value: unknown): string => {
       if (typeof value === 'string') return value;
       const token = value as Record<string, unknown>;
@@ -212,7 +211,7 @@ describe('function bundles run as Lambda runs them (integration)', () => {
       if ('Fn::GetAtt' in token) {
         const [id, attribute] = token['Fn::GetAtt'] as [string, string];
         if (attribute === 'FunctionUrl') return STREAM_URL;
-        if (id === apiId && attribute === 'ApiEndpoint') return API_URL;
+        if (attribute === 'ApiEndpoint') return API_URL;
         return names.get(id) ?? `unresolved ${id}.${attribute}`;
       }
       if ('Fn::Join' in token) {

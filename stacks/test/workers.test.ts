@@ -1,6 +1,6 @@
 import { queueWorkers, splitHandler } from '@tessera/functions/routes';
 import { bucketNotifications, queues } from '@tessera/platform/resources';
-import { type Queues, type Storage, Workers } from '@tessera/stacks';
+import { MODULE_GRANTS, type Queues, type Storage, Workers } from '@tessera/stacks';
 import type { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,6 +49,34 @@ describe('Workers', () => {
       ).toBe(visibility);
     }
   });
+  it('writes completed agent runs from their queue, dead-lettered after 5 receives, which the agent routes send to', () => {
+    const { stack, workers, queues: queueConstruct, template } = shared;
+    const worker = queueWorkers.find((w) => w.queue === 'agentRuns')!;
+    expect(worker.handler).toBe('workers/agent-runs.recordRuns');
+    const fn = workers.functions.get(worker.name)!;
+    const queue = queueConstruct.queues.agentRuns;
+    const dead = queueConstruct.deadLetterQueues.agentRuns!;
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalId(stack, fn) },
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(stack, queue), 'Arn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(template.toJSON().Resources[logicalId(stack, queue)].Properties.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(stack, dead), 'Arn'] },
+      maxReceiveCount: 5,
+    });
+    // The worker consumes (its event source grants that) and sends nothing; it writes memories and pages.
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
+      JSON.stringify(policy.Properties.Roles).includes(logicalId(stack, fn.role!)),
+    );
+    const actions = JSON.stringify(policies.map((policy) => policy.Properties.PolicyDocument.Statement));
+    expect(actions).not.toContain('sqs:SendMessage');
+    expect(actions).toContain('sqs:ReceiveMessage');
+    expect(actions).toContain('s3:PutObject');
+    for (const module of ['http/agents', 'http/chat', 'http/ag-ui'])
+      expect(MODULE_GRANTS[module]!.queues, module).toEqual({ agentRuns: 'send' });
+  });
+
   it('notifies the queue of objects created under each notified bucket prefix', () => {
     const { stack, storage, queues: queueConstruct, template } = shared;
     expect(bucketNotifications.length).toBeGreaterThan(0);

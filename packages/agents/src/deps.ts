@@ -1,13 +1,12 @@
 /** What the agents and their dispatch need, built once per process. */
 import type { ConfigDeps } from '@tessera/config';
 import type { ContentDeps } from '@tessera/content';
-import type { TenantId } from '@tessera/core';
 import type { TaskEvents } from '@tessera/events';
 import type { EntityExtractor } from '@tessera/extractors';
 import type { GraphDeps } from '@tessera/graph';
 import type { LlmClient } from '@tessera/llm';
 import type { MemoriesDeps } from '@tessera/memories';
-import type { ProcessContext } from './agent';
+import type { CompletedRuns } from './completed-runs';
 import type { AgentsEnv } from './env';
 import type { OcrReader } from './ocr';
 import type { AgentRegistry } from './registry';
@@ -35,16 +34,9 @@ export interface AgentsDeps {
   /** The bounds of orchestrations and deep research; `agentsEnv` when not given. */
   settings?: AgentsEnv;
   /**
-   * Told of each completed run of `POST /agents/{name}/process` as its answer is settled, never awaited (the
-   * wiki's auto-filing, which runs in the background).
+   * Where each completed run of `POST /agents/{name}/process` (and chat) goes for its memory and wiki
+   * filing: the completed-run queue in the production wiring. Without it the run's memory is written in
+   * this process without the answer waiting (a process that outlives its requests: tests over fakes).
    */
-  onCompleted?: (run: CompletedRun) => void;
-}
-
-export interface CompletedRun {
-  tenant: TenantId;
-  agentName: string;
-  query: string;
-  context: ProcessContext;
-  result: Record<string, unknown>;
+  completedRuns?: CompletedRuns;
 }

@@ -14,14 +14,14 @@ import {
   type TaskReporter,
 } from '@tessera/events';
 import { recallMemories, tenantInstructions } from '@tessera/memories';
-import { type GuardedTenant, requireTenant } from '@tessera/tenancy';
-import type { AgentRun, ProcessContext, TextSink } from './agent';
+import { type GuardedTenant, incarnationOf, requireTenant } from '@tessera/tenancy';
+import type { Agent, AgentRun, ProcessContext, TextSink } from './agent';
 import { AGENTS } from './agents/index';
 import { knowledgeQuery, sameOrganization } from './agents/knowledge';
+import { completedRunMessage, InProcessCompletedRuns } from './completed-runs';
 import type { AgentsDeps } from './deps';
 import { type AgentsEnv, agentsEnv } from './env';
 import { AgentNotAvailableError, answerOf, RunTimedOutError } from './errors';
-import { rememberRun } from './memory';
 import { AgentRegistry, LONG_RUN_AGENTS, type RegisteredAgent } from './registry';
 
 /** Agents whose every run is a workflow task (document 3's producers). */
@@ -98,43 +98,57 @@ export async function processAgent(
     try {
       const outcome = await Promise.race([agent.run(deps, run), whenAborted(signal)]);
       if (outcome === 'aborted') throw ended();
-      // Not awaited: the answer does not wait for its memory.
-      void rememberRun(deps.memories, guarded, entry.name, request.query, outcome);
-      completed(deps, guarded.tenant, entry.name, request, outcome);
+      await completed(deps, guarded, entry.name, request, outcome);
       return { status: 'completed', agent: entry.name, result: outcome as Agents.AgentResultValue };
     } catch (error) {
       throw answerOf(error);
     }
   }
 
-  const id = workflowId ?? newWorkflowId();
+  const outcome = await workflowRun(scope, entry.name, agent, request.query, request.context, signal, {
+    workflowId,
+  });
+  // The request ended first: the run's events say so (a cancelled status); the caller gets no result.
+  if (outcome.status === 'cancelled' && signal.aborted && outcome.message.endsWith(': the request ended')) {
+    throw ended();
+  }
+  if (outcome.status === 'completed') {
+    await completed(deps, guarded, entry.name, request, outcome.result as Record<string, unknown>);
+  }
+  return outcome as Agents.ProcessResponse;
+}
+
+type WorkflowOutcome =
+  | { status: 'completed'; agent: Agents.AgentName; result: Agents.AgentResultValue }
+  | { status: 'cancelled'; agent: string; workflow_id: string; message: string };
+
+/**
+ * One run reported as a workflow task of its own (document 3's `workflow_run`): the task is opened under
+ * `workflowId` (else a new `workflow_<hex>`), the run reports its phases on it, and the dispatcher its
+ * outcome. A store that refuses before the run began answers 503 `task_events_unavailable`.
+ */
+async function workflowRun(
+  scope: RunScope,
+  agentName: Agents.AgentName,
+  agent: Agent,
+  query: string,
+  context: ProcessContext,
+  signal: AbortSignal,
+  options: { workflowId?: string } = {},
+): Promise<WorkflowOutcome> {
+  const id = options.workflowId ?? newWorkflowId();
   let started = false;
   try {
-    const outcome = await runWorkflow(
-      deps.events,
-      { agent: entry.name, tenantId: guarded.tenant.full, workflowId: id, signal },
+    return await runWorkflow(
+      scope.deps.events,
+      { agent: agentName, tenantId: scope.guarded.tenant.full, workflowId: id, signal },
       async (reporter) => {
         started = true;
-        const run = newRun(scope, entry.name, request.query, request.context, signal, reporter, id);
-        const result = await agent.run(deps, run);
-        completed(deps, guarded.tenant, entry.name, request, result);
-        return { status: 'completed' as const, agent: entry.name, result: result as Agents.AgentResultValue };
+        const run = newRun(scope, agentName, query, context, signal, reporter, id);
+        const result = await agent.run(scope.deps, run);
+        return { status: 'completed' as const, agent: agentName, result: result as Agents.AgentResultValue };
       },
     );
-    // The request ended first: the run's events say so (a cancelled status); the caller gets no result.
-    if (outcome.status === 'cancelled' && signal.aborted && outcome.message.endsWith(': the request ended')) {
-      throw ended();
-    }
-    if (outcome.status === 'completed') {
-      void rememberRun(
-        deps.memories,
-        guarded,
-        entry.name,
-        request.query,
-        outcome.result as Record<string, unknown>,
-      );
-    }
-    return outcome as Agents.ProcessResponse;
   } catch (error) {
     // The store refused before the run began (the task could not be opened, or its first event written).
     if (!started && !(error instanceof HttpError)) throw new TaskEventsUnavailableError(id, error);
@@ -142,19 +156,34 @@ export async function processAgent(
   }
 }
 
-/** Tells `deps.onCompleted` (the wiki's auto-filing) of a completed run, without waiting or failing the run. */
-function completed(
+/**
+ * Hands a completed run to `deps.completedRuns` (its memory and wiki filing), waiting only for the hand-over
+ * (one queue message), which a failure of is logged, never the run's.
+ */
+async function completed(
   deps: AgentsDeps,
-  tenant: GuardedTenant['tenant'],
+  guarded: GuardedTenant,
   agentName: string,
   request: Agents.ProcessRequest,
   result: Record<string, unknown>,
-): void {
-  if (!deps.onCompleted) return;
+): Promise<void> {
+  const message = completedRunMessage({
+    tenant_id: guarded.tenant.full,
+    tenant_incarnation: incarnationOf(guarded.record),
+    agent_name: agentName,
+    query: request.query,
+    context: request.context,
+    result,
+  });
+  const sink = deps.completedRuns ?? new InProcessCompletedRuns({ memories: deps.memories });
   try {
-    deps.onCompleted({ tenant, agentName, query: request.query, context: request.context, result });
+    await sink.send(message);
   } catch (error) {
-    log.warn('the completed-run hook failed', { agent: agentName, error: (error as Error).message });
+    log.warn('could not queue a completed run for its memory and filing', {
+      tenant: guarded.tenant.full,
+      agent: agentName,
+      error: (error as Error).message,
+    });
   }
 }
 
@@ -272,6 +301,14 @@ function newRun(
     checkpoint,
     async dispatch(name, subQuery, subContext) {
       const { entry, agent } = runnable(agents, name);
+      if (WORKFLOW_AGENTS.has(entry.name)) {
+        // An orchestration or deep research is a workflow task of its own, whoever starts it.
+        const { workflow_id: _, ...rest } = subContext;
+        const outcome = await workflowRun(scope, entry.name, agent, subQuery, rest, signal);
+        if (outcome.status === 'completed') return outcome.result as Record<string, unknown>;
+        if (signal.aborted) throw new TaskCancelledError('the request ended');
+        return outcome;
+      }
       const sub = newRun(scope, entry.name, subQuery, subContext, signal, reporter, workflowId);
       try {
         return await agent.run(deps, sub);

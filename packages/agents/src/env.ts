@@ -11,6 +11,11 @@ export const agentsSchema = z.object({
   TESSERA_DEEP_RESEARCH_MAX_TOKENS: z.coerce.number().int().min(1000).default(60_000),
   /** Seconds of wall time after which a deep-research run stops iterating and synthesizes. */
   TESSERA_DEEP_RESEARCH_MAX_SECONDS: z.coerce.number().positive().max(3600).default(600),
+  /**
+   * Characters of hits one synthesis call of deep research reads at most: more hits are answered in batches,
+   * whose partial answers the recursive synthesis merges.
+   */
+  TESSERA_DEEP_RESEARCH_SYNTHESIS_CHARS: z.coerce.number().int().min(2000).max(200_000).default(16_000),
   /** Milliseconds an endpoint health probe waits for `<url>/health`. */
   TESSERA_AGENT_HEALTH_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(1500),
   /**

@@ -19,7 +19,17 @@ export { guessModality, selectProfile } from './agents/profile-selection';
 export { seedsOf } from './agents/query-enhancement';
 export { bestSentence, photoBytes } from './agents/search';
 export { extractiveSummary } from './agents/summarizer';
-export type { AgentsDeps, CompletedRun } from './deps';
+export {
+  CompletedRunMessage,
+  type CompletedRuns,
+  completedRunMessage,
+  InProcessCompletedRuns,
+  MAX_MESSAGE_BYTES,
+  type RecordDeps,
+  recordCompletedRun,
+  recordCompletedRuns,
+} from './completed-runs';
+export type { AgentsDeps } from './deps';
 export {
   agentsBaseUrl,
   processAgent,
@@ -28,10 +38,11 @@ export {
   runKnowledgeAgent,
   WORKFLOW_AGENTS,
 } from './dispatch';
+export { entityNames } from './entity-names';
 export { type AgentsEnv, agentsEnv, parseAgentsEnv } from './env';
 export { AgentNotAvailableError, RunTimedOutError } from './errors';
 export { HealthProbe } from './health';
-export { answerLine, memoryOf, rememberRun } from './memory';
+export { answerLine, memoryOf } from './memory';
 export { imageFormat, mediaOcr, type OcrReader } from './ocr';
 export { callSubAgent } from './orchestration/http';
 export { resultText } from './orchestration/orchestrator';
@@ -47,5 +58,6 @@ export {
   parseRegistry,
   type RegisteredAgent,
 } from './registry';
+export { SqsCompletedRuns } from './sqs-completed-runs';
 export { conversationLines, detectLanguage, keywords, sentences, words } from './text';
-export { AGENTS_VERSION, agentHealth, agents, entityNames } from './wiring';
+export { AGENTS_VERSION, agentHealth, agents } from './wiring';

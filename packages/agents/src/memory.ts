@@ -3,9 +3,6 @@
  * taken from the result itself (its answer's or summary's first sentence, the top hit's source, the files
  * written...), never written anew.
  */
-import { log } from '@tessera/core';
-import { type MemoriesDeps, remember } from '@tessera/memories';
-import type { GuardedTenant } from '@tessera/tenancy';
 import { sentences } from './text';
 
 const QUERY_CHARS = 500;
@@ -69,27 +66,4 @@ const oneLine = (value: string, limit: number) => {
 export function memoryOf(query: string, result: Result): string {
   const line = answerLine(result);
   return `Q: ${oneLine(query, QUERY_CHARS)}\nA: ${line ? oneLine(line, LINE_CHARS) : 'completed with no answer text'}`;
-}
-
-/**
- * Stores the run's memory off the answer's path: the caller does not wait for it, and a store that fails
- * is logged, never the run's failure.
- */
-export function rememberRun(
-  deps: MemoriesDeps,
-  tenant: GuardedTenant,
-  agentName: string,
-  query: string,
-  result: Result,
-): Promise<void> {
-  return remember(deps, tenant, agentName, memoryOf(query, result)).then(
-    () => undefined,
-    (error: unknown) => {
-      log.warn('could not store the memory of a run', {
-        tenant: tenant.tenant.full,
-        agent: agentName,
-        error,
-      });
-    },
-  );
 }

@@ -3,16 +3,16 @@ import { config } from '@tessera/config';
 import { llmClient } from '@tessera/config/llm';
 import { content } from '@tessera/content';
 import { taskEvents } from '@tessera/events';
-import { createEntityExtractor, type EntityExtractor } from '@tessera/extractors';
+import { createEntityExtractor } from '@tessera/extractors';
 import { graphDeps } from '@tessera/graph';
 import { memories } from '@tessera/memories';
 import { platformEnv } from '@tessera/platform';
-import { fileInBackground, wiki } from '@tessera/wiki';
 import { AGENTS } from './agents/index';
 import type { AgentsDeps } from './deps';
 import { HealthProbe } from './health';
 import { mediaOcr } from './ocr';
 import { AgentRegistry, loadRegistry } from './registry';
+import { SqsCompletedRuns } from './sqs-completed-runs';
 
 /** The version agent cards carry. */
 export const AGENTS_VERSION = '0.1.0';
@@ -33,8 +33,8 @@ export function agents(): AgentsDeps {
     version: AGENTS_VERSION,
     graph: graphDeps(),
     ocr: mediaOcr(),
-    // Document 3's auto-filing: a completed run that meets its rule is saved to the wiki in the background.
-    onCompleted: (run) => void fileInBackground(wiki(), run, entityNames(entities)),
+    // Each completed run's memory and wiki filing (document 3's auto-filing), by the agent-runs worker.
+    completedRuns: new SqsCompletedRuns(),
   };
   return deps;
 }
@@ -45,10 +45,4 @@ let probe: HealthProbe | undefined;
 export function agentHealth(): HealthProbe {
   probe ??= new HealthProbe();
   return probe;
-}
-
-/** Entity names the tagger finds in a text. */
-export function entityNames(extractor: EntityExtractor): (text: string) => Promise<string[]> {
-  return async (text) =>
-    (await extractor.extract(text, { sourceDocId: 'agent-run', segmentId: 'answer' })).map((e) => e.text);
 }

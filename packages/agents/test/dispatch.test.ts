@@ -1,43 +1,27 @@
-/** Dispatch over fakes: the registry's checks, the tenant guard, workflow runs and their outcomes. */
-import path from 'node:path';
 import { Config } from '@tessera/api';
 import { putSystemConfig, putTenantConfig } from '@tessera/config';
-import { llmClientOf } from '@tessera/config/llm';
 import { indexDocuments } from '@tessera/content';
 import type { TaskEvents } from '@tessera/events';
-import { CompromiseEntityExtractor } from '@tessera/extractors';
-import { parseLlmEnv } from '@tessera/llm';
 import { createTenant } from '@tessera/tenancy';
 import { failure, openAIChat, useServers } from '@tessera/testing';
 import { fakeDomains } from '@tessera/testing/fakes';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  AGENTS,
   AgentRegistry,
   type AgentsDeps,
   agentsBaseUrl,
   byCapability,
   card,
   listing,
-  loadRegistry,
   parseAgentsEnv,
   parseRegistry,
   processAgent,
   registeredAgents,
 } from '../src/index';
+import { fakeAgentsDeps } from './support';
 
 const domains = fakeDomains();
-const configDir = path.resolve(import.meta.dirname, '../../../configs');
-const deps: AgentsDeps = {
-  registry: new AgentRegistry(loadRegistry(configDir), new Set(AGENTS.keys())),
-  content: domains.content,
-  config: domains.config,
-  events: domains.ingestion.events,
-  llm: llmClientOf(domains.config, parseLlmEnv({})),
-  entities: new CompromiseEntityExtractor(),
-  memories: domains.memories,
-  version: '0.1.0',
-};
+const deps: AgentsDeps = fakeAgentsDeps(domains);
 const base = { baseUrl: 'http://localhost:28000' };
 const task = (query: string, context: Record<string, unknown> = {}) => ({
   query,

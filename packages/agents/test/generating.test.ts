@@ -8,12 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Config } from '@tessera/api';
 import { putTenantConfig } from '@tessera/config';
-import { llmClientOf } from '@tessera/config/llm';
 import { indexDocuments } from '@tessera/content';
 import { HttpError } from '@tessera/core';
-import { CompromiseEntityExtractor } from '@tessera/extractors';
 import { UpsertRequest, upsertGraph } from '@tessera/graph';
-import { parseLlmEnv } from '@tessera/llm';
 import { createTenant, requireTenant } from '@tessera/tenancy';
 import {
   type ChatRequest,
@@ -28,12 +25,10 @@ import { textImage } from '@tessera/testing/media';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   AGENTS,
-  AgentRegistry,
   type AgentRun,
   type AgentsDeps,
   explainRun,
   HealthProbe,
-  loadRegistry,
   mediaOcr,
   normalizePlan,
   parseAgentsEnv,
@@ -42,24 +37,16 @@ import {
   registeredAgents,
   unsafePath,
 } from '../src/index';
+import { fakeAgentsDeps } from './support';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON results the tests assert field by field
 type Json = any;
 
 const domains = fakeDomains();
-const configDir = path.resolve(import.meta.dirname, '../../../configs');
-const deps: AgentsDeps = {
-  registry: new AgentRegistry(loadRegistry(configDir), new Set(AGENTS.keys())),
-  content: domains.content,
-  config: domains.config,
-  events: domains.ingestion.events,
-  llm: llmClientOf(domains.config, parseLlmEnv({})),
-  entities: new CompromiseEntityExtractor(),
-  memories: domains.memories,
-  version: '0.1.0',
+const deps: AgentsDeps = fakeAgentsDeps(domains, {
   graph: domains.graph,
   settings: parseAgentsEnv({ TESSERA_DEEP_RESEARCH_MAX_ITERATIONS: '2' }),
-};
+});
 
 /** A loopback runtime: `POST /agents/{name}/process` runs the dispatch over the fakes, `GET /health` answers. */
 let runtime: TestServer;
@@ -727,8 +714,17 @@ describe('deep research', () => {
       '2/2 evaluate',
     ]);
     const phases = events.filter((e: Json) =>
-      ['decompose', 'search', 'evaluate', 'synthesize'].includes(e.phase),
+      [
+        'decompose',
+        'search',
+        'evaluate',
+        'synthesize',
+        'rlm_synthesis',
+        'rlm_start',
+        'rlm_complete',
+      ].includes(e.phase),
     );
+    // Every phase of document 3's deep research, then the recursive synthesis module's events on the same task.
     expect(phases.map((e: Json) => e.phase)).toEqual([
       'decompose',
       'search',
@@ -737,8 +733,75 @@ describe('deep research', () => {
       'search',
       'evaluate',
       'synthesize',
+      'rlm_synthesis',
+      'rlm_start',
+      'rlm_complete',
     ]);
+    expect(result.synthesis).toEqual({ batches: 1, rlm_iterations: 0 });
+    expect(events.at(-1)).toMatchObject({ type: 'complete' });
     expect(chats()[1]!.messages[1]!.content).toBeDefined();
+  });
+
+  it('answers hits beyond one synthesis call in batches and merges them recursively, a ProgressEvent an iteration', async () => {
+    await createTenant(domains.tenancy, { tenant_id: 'scholar', created_by: 'test' });
+    const topics = ['fees', 'refunds', 'invoices', 'audits', 'ledgers', 'payroll'];
+    await indexDocuments(domains.content, {
+      tenant: 'scholar',
+      profile: 'document_text_semantic',
+      sourceDocId: 'policy.md',
+      documents: topics.map((topic) => ({
+        fields: { title: 'policy.md', text: `Policy on ${topic} of the firm. `.repeat(36) },
+      })),
+    });
+    await useLlm('scholar:scholar');
+    const merges: string[] = [];
+    answers = {
+      research_questions: () => ({ questions: ['policy of the firm'] }),
+      research_evaluation: () => ({ sufficient: true, gaps: [] }),
+      research_answer: (request) => {
+        const ids = [...request.messages[1]!.content.matchAll(/^\[([^\]]+)\]/gm)].map((m) => m[1]!);
+        return { answer: `part over ${ids.length} hits`, sources: ids };
+      },
+      research_merge: (request) => {
+        merges.push(request.messages[1]!.content);
+        const parts = request.messages[1]!.content.split('[partial ').length - 1;
+        const ids = [...request.messages[1]!.content.matchAll(/\(hits ([^)]*)\)/g)].flatMap((m) =>
+          m[1]!.split(', '),
+        );
+        return { answer: `merged ${parts}`, sources: [...ids, 'invented'] };
+      },
+    };
+    const settings = parseAgentsEnv({
+      TESSERA_DEEP_RESEARCH_MAX_ITERATIONS: '1',
+      TESSERA_DEEP_RESEARCH_SYNTHESIS_CHARS: '2000',
+    });
+    const answer = (await processAgent(
+      { ...deps, settings },
+      'deep_research_agent',
+      task('research the policy', { workflow_id: 'wf-rlm' }, 'scholar'),
+      base(),
+    )) as Json;
+    const result = answer.result;
+    // Five hits (the question's top five) of some 1,150 characters: one a batch within 2,000 characters.
+    expect(result.synthesis).toEqual({ batches: 5, rlm_iterations: 2 });
+    // Five partial answers: four merged and one carried over, then those two merged.
+    expect(merges).toHaveLength(2);
+    expect(result.answer).toBe('merged 2');
+    expect(result.sources).toHaveLength(5);
+    expect(result.sources).not.toContain('invented');
+    const events = await deps.events.read('wf-rlm', 0, 200);
+    const rlm = events.filter(
+      (e: Json) =>
+        ['rlm_synthesis', 'rlm_start', 'rlm_complete'].includes(e.phase) ||
+        (e.type === 'progress' && e.step === 'rlm_synthesis'),
+    );
+    expect(rlm.map((e: Json) => e.phase ?? `${e.current}/${e.total} ${e.details.partials}`)).toEqual([
+      'rlm_synthesis',
+      'rlm_start',
+      '1/2 2',
+      '2/2 1',
+      'rlm_complete',
+    ]);
   });
 
   it('stops when the evaluation says the hits suffice, and at the token budget', async () => {

@@ -1,15 +1,6 @@
-/**
- * Agents and memories over fakes: a completed run leaves one memory of its tenant and agent, off the answer's
- * path; a run recalls its own tenant's memories of its agent; the tenant's instructions reach the system
- * prompt the LLM receives.
- */
-import path from 'node:path';
 import { Config } from '@tessera/api';
 import { putTenantConfig } from '@tessera/config';
-import { llmClientOf } from '@tessera/config/llm';
 import { indexDocuments } from '@tessera/content';
-import { CompromiseEntityExtractor } from '@tessera/extractors';
-import { parseLlmEnv } from '@tessera/llm';
 import { listMemories, type MemoryStore, putInstructions, remember } from '@tessera/memories';
 import { createTenant } from '@tessera/tenancy';
 import { openAIChat, useServers } from '@tessera/testing';
@@ -18,17 +9,15 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   AGENTS,
   type Agent,
-  AgentRegistry,
   type AgentRun,
   type AgentsDeps,
   answerLine,
-  loadRegistry,
   memoryOf,
   processAgent,
 } from '../src/index';
+import { fakeAgentsDeps } from './support';
 
 const domains = fakeDomains();
-const configDir = path.resolve(import.meta.dirname, '../../../configs');
 
 /** An agent that answers what its run was given: its instructions and what it recalled. */
 const PROBE = 'coding_agent' as const;
@@ -43,16 +32,7 @@ const probe: Agent = {
 const agents = AGENTS as Map<string, Agent>;
 const built = agents.get(PROBE);
 
-const deps: AgentsDeps = {
-  registry: new AgentRegistry(loadRegistry(configDir), new Set([...AGENTS.keys(), PROBE])),
-  content: domains.content,
-  config: domains.config,
-  events: domains.ingestion.events,
-  llm: llmClientOf(domains.config, parseLlmEnv({})),
-  entities: new CompromiseEntityExtractor(),
-  memories: domains.memories,
-  version: '0.1.0',
-};
+const deps: AgentsDeps = fakeAgentsDeps(domains, {}, [...AGENTS.keys(), PROBE]);
 const base = { baseUrl: 'http://localhost:28000' };
 const task = (tenant: string, query: string, context: Record<string, unknown> = {}) => ({
   query,

@@ -273,6 +273,10 @@ export const GatewayResult = z
       .strictObject({ from: AgentName, reason: z.string() })
       .optional()
       .meta({ description: 'The agent chosen first, when it could not run and the fallback answered.' }),
+    workflow_id: z.string().optional().meta({
+      description:
+        'The workflow task of the routed run, when it is one (an orchestration or deep research): `GET /events/workflows/{workflow_id}` streams its phases.',
+    }),
     result: z
       .record(z.string(), z.unknown())
       .nullable()
@@ -366,6 +370,10 @@ export const DeepResearchResult = z
     method: z.literal('llm'),
     stopped_by: z.enum(['sufficient', 'iterations', 'tokens', 'time', 'no_questions']),
     tokens_estimated: z.number().int(),
+    synthesis: z.strictObject({ batches: z.number().int(), rlm_iterations: z.number().int() }).meta({
+      description:
+        'Batches of hits the `synthesize` phase answered, and the iterations of the recursive synthesis that merged their partial answers.',
+    }),
   })
   .meta({ id: 'DeepResearchResult' });
 export type DeepResearchResult = z.infer<typeof DeepResearchResult>;

@@ -123,7 +123,19 @@ export class MemoryIndex {
   private readonly vocabulary = new Map<string, number>();
   private vocabularyCodes = new Uint32Array(4096);
 
+  /**
+   * The highest LanceDB row id read into the index (its table rows added since have higher ones), when the
+   * store reads row ids; undefined before any was read.
+   */
+  rowWatermark: bigint | undefined;
+
   constructor(public version: number) {}
+
+  /** Whether a memory of this id is in the index. */
+  has(memoryId: string): boolean {
+    for (const group of this.agents.values()) if (group.ids.has(memoryId)) return true;
+    return false;
+  }
 
   get size(): number {
     let size = 0;

@@ -63,20 +63,24 @@ export async function deleteMemories(
   return { deleted: await deps.store.delete(schemaOf(tenant), agentName) };
 }
 
-/** Stores one memory of the tenant's agent, deploying the tenant's memory schema on its first. */
+/**
+ * Stores one memory of the tenant's agent, deploying the tenant's memory schema on its first. With `once`
+ * (the id and time of the run it is the memory of), storing it again keeps the one stored.
+ */
 export async function remember(
   deps: MemoriesDeps,
   ref: TenantRef,
   agentName: string,
   content: string,
+  once?: { memoryId: string; createdAt: number },
 ): Promise<Memory> {
   const guarded = await guardTenant(deps.tenancy, ref);
   const schema = await ensureTenantSchema(deps.tenancy, guarded, MEMORY_SCHEMA);
   const memory: Memory = {
-    memory_id: randomUUID(),
+    memory_id: once?.memoryId ?? randomUUID(),
     agent_name: agentName,
     content: content.length > MAX_MEMORY_CHARS ? `${content.slice(0, MAX_MEMORY_CHARS - 1)}…` : content,
-    created_at: deps.now(),
+    created_at: once?.createdAt ?? deps.now(),
   };
   await deps.store.add(schema, [memory]);
   return memory;

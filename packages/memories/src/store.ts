@@ -6,8 +6,9 @@ import type { InstructionsRecord, Memory, RecalledMemory } from './model';
 
 export interface MemoryStore {
   /**
-   * Stores memories (embedded by the store's encoder) in the schema, in one write. Fails, storing nothing,
-   * when the schema is not deployed.
+   * Stores memories (embedded by the store's encoder) in the schema, in one write; a memory whose id is
+   * stored already is kept as stored (adding it again writes nothing). Fails, storing nothing, when the
+   * schema is not deployed.
    */
   add(schema: string, memories: readonly Memory[]): Promise<void>;
   /** Every memory of the schema, or of one agent, newest first; none when the schema is not deployed. */

@@ -15,4 +15,5 @@ export {
   streamingUrlVariable,
   tables,
 } from './resources';
+export { SqsQueue } from './sqs-queue';
 export { resourcePrefix, STAGE_MAX_LENGTH, STAGE_PATTERN } from './stage';

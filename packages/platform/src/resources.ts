@@ -191,6 +191,23 @@ export const queues = {
       visibilityTimeoutSeconds: 360,
     },
   },
+  /**
+   * Completed agent runs (`{run_id, tenant_id, agent_name, query, context, result, completed_at}`): the
+   * memory each leaves and its wiki filing, written by the agent-runs worker off the answer's path.
+   */
+  agentRuns: {
+    name: 'agent-runs',
+    envVar: 'TESSERA_QUEUE_AGENT_RUNS',
+    // Six times the agent-runs worker's 60 s.
+    visibilityTimeoutSeconds: 360,
+    deadLetter: {
+      name: 'agent-runs-dead',
+      envVar: 'TESSERA_QUEUE_AGENT_RUNS_DEAD',
+      maxReceiveCount: 5,
+      // Nothing reads it but people (the alarm tells them); the same rule as every queue's.
+      visibilityTimeoutSeconds: 360,
+    },
+  },
 } satisfies Record<string, QueueDef>;
 
 export const buckets = {

@@ -1,7 +1,8 @@
 /**
  * Auto-filing (document 3): a completed agent run is saved to the tenant's wiki when it has 3 or more
  * extracted entities, comes from the detailed report or deep research agent, or spans 4 or more
- * conversation turns. It runs after the answer, in the background: it never slows or fails the run.
+ * conversation turns. It runs after the answer, off its path (the agents' completed-run worker): it never
+ * slows or fails the run. Filing one run again (a redelivered message) writes nothing more.
  */
 import { log, type TenantId } from '@tessera/core';
 import { answerText } from './pages';
@@ -12,6 +13,10 @@ export const FILING_MIN_ENTITIES = 3;
 export const FILING_MIN_TURNS = 4;
 
 export interface CompletedRun {
+  /** The run's id, when it has one: filing the same run twice saves one session. */
+  runId?: string;
+  /** When the run completed (the session's time); now when not given. */
+  completedAt?: number;
   tenant: TenantId;
   agentName: string;
   query: string;
@@ -64,29 +69,12 @@ export async function autoFile(
   const entities = [...new Set([...listedEntities(run.result), ...tagged])];
   const reason = filingReason(run.agentName, entities.length, turnsOf(run.context));
   if (!reason) return undefined;
-  const saved = await saveSession(deps, run.tenant.full, {
-    query: run.query,
-    response: run.result,
-    entities,
-    agent_name: run.agentName,
-  });
+  const saved = await saveSession(
+    deps,
+    run.tenant.full,
+    { query: run.query, response: run.result, entities, agent_name: run.agentName },
+    run.runId ? { runId: run.runId, at: run.completedAt ?? deps.now() } : undefined,
+  );
   log.info('agent run filed to the wiki', { tenant: run.tenant.full, slug: saved.slug, reason });
   return saved.slug;
-}
-
-/** Starts `autoFile` without waiting for it; a failure is logged, never thrown. */
-export function fileInBackground(
-  deps: WikiDeps,
-  run: CompletedRun,
-  tag: (text: string) => Promise<string[]>,
-): Promise<void> {
-  return autoFile(deps, run, tag).then(
-    () => undefined,
-    (error: unknown) =>
-      log.warn('auto-filing an agent run to the wiki failed', {
-        tenant: run.tenant.full,
-        agent: run.agentName,
-        error: (error as Error).message,
-      }),
-  );
 }

@@ -4,7 +4,6 @@ export {
   FILING_AGENTS,
   FILING_MIN_ENTITIES,
   FILING_MIN_TURNS,
-  fileInBackground,
   filingReason,
   turnsOf,
 } from './autofile';
@@ -21,7 +20,9 @@ export {
   lint,
   STALE_MS,
   sessionPage,
+  sessionSlug,
   snippet,
+  sourcesOf,
   topicAfterSession,
 } from './pages';
 export {
@@ -30,6 +31,7 @@ export {
   lintWiki,
   publicPage,
   type SaveInput,
+  type SaveOnce,
   saveSession,
   searchWiki,
   WIKI_SCHEMA,

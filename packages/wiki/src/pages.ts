@@ -84,11 +84,16 @@ export function sourcesOf(response: Record<string, unknown>): string[] {
 
 const stamp = (ms: number) => new Date(ms).toISOString();
 
-export function sessionSlug(now: number, query: string): string {
+/** A session's slug: its time and a hash of its query with `runId` (the same for one run), else random bytes. */
+export function sessionSlug(now: number, query: string, runId?: string): string {
   const time = stamp(now)
     .replace(/[-:TZ.]/g, '')
     .slice(0, 14);
-  const hash = createHash('sha1').update(query).update(randomBytes(8)).digest('hex').slice(0, 8);
+  const hash = createHash('sha1')
+    .update(query)
+    .update(runId ?? randomBytes(8))
+    .digest('hex')
+    .slice(0, 8);
   return `session_${time}_${hash}`;
 }
 

@@ -42,25 +42,39 @@ export interface SaveInput {
   agent_name: string;
 }
 
-/** Saves a session: its page, a topic page per entity, then the index page. */
+/** A save that stands for one agent run: repeating it (a redelivered message) writes nothing more. */
+export interface SaveOnce {
+  /** The run's id: the session's slug is made of it, and a session already saved under it ends the save. */
+  runId: string;
+  /** When the run completed: the session's time. */
+  at: number;
+}
+
+/**
+ * Saves a session: a topic page per entity, the index page, then its own page, which is written last so
+ * that, for a save `once` per run, a session page under the run's slug means the whole save is done.
+ */
 export async function saveSession(
   deps: WikiDeps,
   tenant: TenantRef,
   input: SaveInput,
+  once?: SaveOnce,
 ): Promise<Wiki.SaveResult> {
   const guarded = await guardTenant(deps.tenancy, tenant);
   const schema = await ensureTenantSchema(deps.tenancy, guarded, WIKI_SCHEMA);
-  const now = deps.now();
+  const now = once?.at ?? deps.now();
   const entities = entitiesOf(input.entities);
+  const slug = once ? sessionSlug(now, input.query, once.runId) : sessionSlug(now, input.query);
+  const saved = { status: 'saved' as const, slug, topics: entities.map((e) => e.slug) };
+  if (once && (await deps.store.get(schema, slug))) return saved;
   const session = sessionPage({
-    slug: sessionSlug(now, input.query),
+    slug,
     query: input.query,
     response: input.response,
     agentName: input.agent_name,
     entities,
     now,
   });
-  await deps.store.update(schema, session.slug, () => session);
   const created: StoredPage[] = [];
   await Promise.all(
     entities.map((entity) =>
@@ -74,7 +88,8 @@ export async function saveSession(
   if (created.length > 0) {
     await deps.store.update(schema, INDEX_SLUG, (current) => indexAfter(current, { added: created }, now));
   }
-  return { status: 'saved', slug: session.slug, topics: entities.map((e) => e.slug) };
+  await deps.store.update(schema, session.slug, () => session);
+  return saved;
 }
 
 export async function searchWiki(

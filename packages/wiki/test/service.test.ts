@@ -211,6 +211,36 @@ describe('auto-filing', () => {
   });
 });
 
+describe('filing one run', () => {
+  it('saves it once however often it is filed: one session under its run id, topics and index unchanged after', async () => {
+    const tenant = parseTenantId('file');
+    const tag = async (text: string) =>
+      ['Grace Hopper', 'COBOL', 'Harvard Mark I'].filter((n) => text.includes(n));
+    const run = {
+      runId: 'run-42',
+      completedAt: Date.UTC(2026, 0, 2, 3, 4, 5),
+      tenant,
+      agentName: 'search_agent',
+      query: 'Grace Hopper and COBOL',
+      result: { answer: 'She programmed the Harvard Mark I.' },
+      context: {},
+    };
+    const slug = await autoFile(deps, run, tag);
+    expect(slug).toMatch(/^session_20260102030405_[0-9a-f]{8}$/);
+    const schema = wikiSchemaOf(tenant);
+    const before = await deps.store.list(schema);
+    expect(await autoFile(deps, run, tag)).toBe(slug);
+    expect(
+      await autoFile(deps, { ...run, result: { answer: 'A second delivery: the Harvard Mark I.' } }, tag),
+    ).toBe(slug);
+    const after = await deps.store.list(schema);
+    expect(after).toEqual(before);
+    expect(after.filter((page) => page.kind === 'session' && page.query === run.query)).toHaveLength(1);
+    // Another run of the same query is another session.
+    expect(await autoFile(deps, { ...run, runId: 'run-43' }, tag)).not.toBe(slug);
+  });
+});
+
 describe('tenant delete', () => {
   it('removes the wiki with the tenant', async () => {
     await saveSession(deps, 'gone', {

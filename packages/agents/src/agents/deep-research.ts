@@ -2,8 +2,10 @@
  * Deep research (document 3's producer phases): iterations of `decompose` (the LLM splits the request, or
  * the gaps the last evaluation named, into search questions), `search` (each question over the tenant's
  * content) and `evaluate` (the LLM says whether the hits answer the request and what is missing), each phase
- * followed by a ProgressEvent; then `synthesize`: the answer from the hits, citing real hits only. Bounded
- * by iterations, tokens (estimated at 4 characters a token) and wall time (`env.ts`); 503 without an LLM.
+ * followed by a ProgressEvent; then `synthesize`: a partial answer from each batch of hits (a batch's listing
+ * stays within the synthesis characters), and `rlm_synthesis`: the recursive synthesis module merges the
+ * partial answers into one (`recursive-synthesis.ts`), citing real hits only. Bounded by iterations, tokens
+ * (estimated at 4 characters a token) and wall time (`env.ts`); 503 without an LLM.
  */
 import type { Agents } from '@tessera/api';
 import {
@@ -17,6 +19,7 @@ import { z } from 'zod';
 import { type Agent, type AgentRun, answerCall, systemPrompt } from '../agent';
 import type { AgentsDeps } from '../deps';
 import { agentsEnv } from '../env';
+import { type PartialAnswer, recursiveSynthesis } from './recursive-synthesis';
 import { retrieve } from './search';
 
 const QUESTIONS_PER_ITERATION = 3;
@@ -42,6 +45,10 @@ const EVALUATE: JsonSchemaFormat = {
 };
 const SYNTHESIZE: JsonSchemaFormat = {
   name: 'research_answer',
+  schema: strictObject({ answer: { type: 'string' }, sources: strings }),
+};
+const MERGE: JsonSchemaFormat = {
+  name: 'research_merge',
   schema: strictObject({ answer: { type: 'string' }, sources: strings }),
 };
 
@@ -78,6 +85,26 @@ class Budget {
     }
     return parsed.data;
   }
+}
+
+const Answer = z.object({ answer: z.string(), sources: z.array(z.string()) });
+
+/** Hits cut into runs whose listing stays within `chars` (a hit longer than that is a batch alone). */
+function batchesOf(hits: Hit[], chars: number): Hit[][] {
+  const batches: Hit[][] = [];
+  let size = 0;
+  for (const hit of hits) {
+    const length = listing([hit]).length + 2;
+    const last = batches.at(-1);
+    if (last && size + length <= chars) {
+      last.push(hit);
+      size += length;
+    } else {
+      batches.push([hit]);
+      size = length;
+    }
+  }
+  return batches;
 }
 
 const listing = (hits: Hit[]) =>
@@ -165,23 +192,49 @@ export const deepResearchAgent: Agent = {
       }
     }
 
-    await run.phase('synthesize', `${hits.size} hits after ${iterations.length} iterations (${stopped_by})`);
-    const real = [...hits.keys()];
-    let answer = '';
-    let sources: string[] = [];
-    if (hits.size > 0) {
-      const synthesis = await budget.ask(
-        SYNTHESIZE,
-        z.object({ answer: z.string(), sources: z.array(z.string()) }),
-        'Answer the research request from the hits only, and list the ids of the hits the answer rests on. Say what the hits do not cover.',
-        [`Request: ${run.query}`, 'Hits:', listing([...hits.values()])].join('\n\n'),
-        // The synthesis is the answer: it streams to a caller that streams it, the questions do not.
-        answerCall(run, 'answer'),
+    const batches = batchesOf([...hits.values()], limits.deepResearchSynthesisChars);
+    await run.phase(
+      'synthesize',
+      `${hits.size} hits in ${batches.length} batches after ${iterations.length} iterations (${stopped_by})`,
+    );
+    // Only the call that writes the final answer streams to a caller that streams it: the one partial answer
+    // of a single batch, else the last merge.
+    const answerOf = async (format: JsonSchemaFormat, system: string, user: string, final: boolean) => {
+      const said = await budget.ask(
+        format,
+        Answer,
+        system,
+        [`Request: ${run.query}`, user].join('\n\n'),
+        final ? answerCall(run, 'answer') : { signal: run.signal },
       );
-      answer = synthesis.answer;
-      sources = [...new Set(synthesis.sources.filter((id) => hits.has(id)))];
-      if (sources.length === 0) sources = real;
+      return { answer: said.answer, sources: [...new Set(said.sources.filter((id) => hits.has(id)))] };
+    };
+    const partials: PartialAnswer[] = [];
+    for (const batch of batches) {
+      partials.push(
+        await answerOf(
+          SYNTHESIZE,
+          'Answer the research request from the hits only, and list the ids of the hits the answer rests on. Say what the hits do not cover.',
+          `Hits:\n\n${listing(batch)}`,
+          batches.length === 1,
+        ),
+      );
     }
+
+    await run.phase('rlm_synthesis', `${partials.length} partial answers`);
+    const merged = await recursiveSynthesis(run, partials, (group, _iteration, last) =>
+      answerOf(
+        MERGE,
+        'Merge these partial answers to the research request into one answer. Keep only what they say, and list the ids of the hits the merged answer rests on.',
+        group
+          .map((part, i) => `[partial ${i + 1}] (hits ${part.sources.join(', ') || 'none'})\n${part.answer}`)
+          .join('\n\n'),
+        last,
+      ),
+    );
+    const real = [...hits.keys()];
+    const answer = merged.answer?.answer ?? '';
+    const sources = merged.answer?.sources.length ? merged.answer.sources : real;
     return {
       workflow_id: run.workflowId ?? '',
       answer,
@@ -190,6 +243,7 @@ export const deepResearchAgent: Agent = {
       method: 'llm',
       stopped_by,
       tokens_estimated: budget.tokens,
+      synthesis: { batches: batches.length, rlm_iterations: merged.iterations },
     };
   },
 };

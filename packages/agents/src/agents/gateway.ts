@@ -1,7 +1,8 @@
 /**
  * The gateway: classifies a query as simple or complex without a model call (the entity tagger plus
  * deterministic keyword rules), routes it by the tenant's routing configuration (simple → the execution
- * agent its intent and modality name, complex → the orchestrator), and answers the routed agent's result.
+ * agent its intent and modality name, complex → the orchestrator), and answers the routed agent's result
+ * (an orchestration runs as a workflow task of its own, which `workflow_id` names).
  */
 import type { Agents, Config } from '@tessera/api';
 import { tenantConfig } from '@tessera/config';
@@ -180,6 +181,13 @@ function fallbackReason(error: unknown): string | undefined {
   return undefined;
 }
 
+/** The workflow task a routed run reported on (an orchestration's or deep research's own), if any. */
+function workflowOf(result: Record<string, unknown> | null): string | undefined {
+  const orchestration = result?.orchestration_result as { workflow_id?: unknown } | undefined;
+  const id = result?.workflow_id ?? orchestration?.workflow_id;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
 export const gatewayAgent: Agent = {
   name: 'gateway_agent',
   async run(deps, run): Promise<Agents.GatewayResult> {
@@ -205,6 +213,8 @@ export const gatewayAgent: Agent = {
       answer.routed_to = 'search_agent';
       answer.result = await run.dispatch('search_agent', run.query, run.context);
     }
+    const workflowId = workflowOf(answer.result);
+    if (workflowId) answer.workflow_id = workflowId;
     return answer;
   },
 };

@@ -117,6 +117,44 @@ export function memoryStoreContract(label: string, subject: () => MemoryStoreSub
       expect(await store.list(schema)).toEqual([]);
     });
 
+    it('keeps a memory added again under its id as it was stored, in this process or another', async () => {
+      const { store, other, schema } = await fresh();
+      const first = memory('search_agent', 'The first delivery of a run.');
+      await store.add(schema, [first]);
+      await store.add(schema, [first, { ...first, content: 'A second delivery of the same run.' }]);
+      await other().add(schema, [{ ...first, content: 'A third delivery, in another process.' }]);
+      expect(await store.list(schema)).toEqual([first]);
+      expect(await other().list(schema)).toEqual([first]);
+    });
+
+    it('recalls what another process added and forgets what it deleted, between appends of its own', async () => {
+      const { store, other, schema } = await fresh();
+      const elsewhere = other();
+      await store.add(
+        schema,
+        TOPICS.slice(0, 3).map((text) => memory('search_agent', text)),
+      );
+      expect((await store.recall(schema, 'search_agent', 'garage parking permit', 1))[0]?.content).not.toBe(
+        TOPICS[4],
+      );
+      await elsewhere.add(schema, [memory('search_agent', TOPICS[4]!)]);
+      expect((await store.recall(schema, 'search_agent', 'garage parking permit', 1))[0]!.content).toBe(
+        TOPICS[4],
+      );
+      await store.add(schema, [memory('summarizer_agent', TOPICS[3]!)]);
+      await elsewhere.add(schema, [memory('summarizer_agent', 'The launch campaign moved to May.')]);
+      expect(await store.list(schema, 'summarizer_agent')).toHaveLength(2);
+      await elsewhere.delete(schema, 'summarizer_agent');
+      await elsewhere.add(schema, [memory('coding_agent', 'Builds use the release train.')]);
+      expect((await store.list(schema)).map((m) => m.agent_name).sort()).toEqual([
+        'coding_agent',
+        'search_agent',
+        'search_agent',
+        'search_agent',
+        'search_agent',
+      ]);
+    });
+
     it('reads a schema dropped and deployed again as empty', async () => {
       const { store, other, deploy, drop, schema } = await fresh();
       await store.add(schema, [memory('search_agent', 'before the drop')]);

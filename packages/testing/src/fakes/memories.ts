@@ -55,8 +55,14 @@ export class InMemoryMemoryStore implements MemoryStore {
       : [];
     const table = this.db.table(schema);
     if (!table) throw new Error(`Memory schema ${schema} is not deployed`);
-    if (memories.length === 0) return;
+    const unseen = memories.filter(
+      (memory, i) =>
+        !table.rows.has(memory.memory_id) &&
+        memories.findIndex((m) => m.memory_id === memory.memory_id) === i,
+    );
+    if (unseen.length === 0) return;
     memories.forEach((memory, i) => {
+      if (!unseen.includes(memory)) return;
       const row: MemoryRow = {
         document_id: memory.memory_id,
         memory: { ...memory },
