@@ -49,6 +49,24 @@ describe('answerText', () => {
     ).toBe('A script.\n\na.py:\n```python\nprint(1)\n```');
   });
 
+  it('answers that nothing was found when a summary or report agent found no source', () => {
+    // The summarizer and the report agent over an empty tenant: no summary, no sections, no sources.
+    expect(answerText({ summary: '', method: 'extractive', sources: [] })).toBe(
+      'No matching content was found.',
+    );
+    expect(
+      answerText({
+        report: { title: 'Report: key policy', sections: [] },
+        method: 'extractive',
+        sources: [],
+      }),
+    ).toBe('No matching content was found.');
+    // The gateway routing to one of them answers the same.
+    expect(answerText({ classification: 'simple', result: { summary: '', sources: [] } })).toBe(
+      'No matching content was found.',
+    );
+  });
+
   it("lists an orchestration's steps with their results", () => {
     const steps = stepsOf({
       orchestration_result: {
