@@ -14,6 +14,16 @@ export function sentences(text: string): string[] {
     .filter((sentence) => /[\p{L}\p{N}]/u.test(sentence));
 }
 
+/**
+ * The entries whose sentence is a finished one (ending in `.`, `!`, `?` or `…`) when there are any, else
+ * every line but Markdown headings: a title or a heading line is no sentence of a summary or a report.
+ */
+export function proseOf<T extends { sentence: string }>(entries: T[]): T[] {
+  const lines = entries.filter((entry) => !/^#{1,6}\s/u.test(entry.sentence));
+  const prose = lines.filter((entry) => /[.!?…]["'”’)\]]*$/u.test(entry.sentence));
+  return prose.length > 0 ? prose : lines.length > 0 ? lines : entries;
+}
+
 const STOP_WORDS: Record<string, string> = {
   en: 'the a an and or of to in on for with is are was were be been by at from this that these those it its as not but what which who whom how why when where do does did can could should would will about into than then there their they them we you your our i me my he she his her',
   de: 'der die das und oder von zu im in auf für mit ist sind war waren sein ein eine einer nicht aber was wer wie warum wann wo den dem des auch sich es ich du er sie wir ihr',

@@ -110,4 +110,17 @@ describe('text helpers', () => {
     );
     expect(sources).toEqual(['a', 'b']);
   });
+
+  it("summarizes with a document's sentences, not its title or Markdown heading lines", () => {
+    // A hit's full text is its title field, then its Markdown text (the search agent's `texts`).
+    const text =
+      'Marie Curie\n# Marie Curie\n\nMarie Curie was born in Warsaw in 1867.\n\nShe discovered polonium.';
+    expect(extractiveSummary('Where was Marie Curie born?', [{ id: 'bio1.md:0', text }], 2).summary).toBe(
+      'Marie Curie was born in Warsaw in 1867. She discovered polonium.',
+    );
+    // Text without one finished sentence is still summarized from its lines.
+    expect(
+      extractiveSummary('curie', [{ id: 'n', text: '# Notes\n\n- Marie Curie\n- Pierre Curie' }], 2).summary,
+    ).toBe('- Marie Curie - Pierre Curie');
+  });
 });

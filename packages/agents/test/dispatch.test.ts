@@ -186,6 +186,17 @@ describe('processAgent', () => {
     });
   });
 
+  it("writes an extractive report from the hits' sentences, not their title lines", async () => {
+    const answer = (await processAgent(deps, 'detailed_report_agent', task('invoices'), base)) as {
+      result: { report: { sections: { heading: string; body: string }[] }; method: string };
+    };
+    expect(answer.result.method).toBe('extractive');
+    const [section] = answer.result.report.sections;
+    expect(section!.heading).toBe('handbook.md');
+    expect(section!.body).toContain('Invoices are paid within thirty days.');
+    expect(section!.body).not.toContain('handbook.md');
+  });
+
   it('summarizes extractively without an LLM, and through the LLM when the tenant has one', async () => {
     const extractive = (await processAgent(deps, 'summarizer_agent', task('invoices'), base)) as {
       result: { summary: string; method: string; sources: string[] };

@@ -20,9 +20,10 @@ function clip(value: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** A report `{title, sections: [{heading, body, citations}]}` as Markdown. */
+/** A report `{title, sections: [{heading, body, citations}]}` as Markdown; none without a section. */
 function reportText(report: Result): string | undefined {
   const sections = Array.isArray(report.sections) ? report.sections.filter(isRecord) : [];
+  if (sections.length === 0) return undefined;
   const parts = [text(report.title) ? `# ${text(report.title)}` : undefined];
   for (const section of sections) {
     parts.push(text(section.heading) ? `## ${text(section.heading)}` : undefined, text(section.body));
@@ -75,6 +76,14 @@ export function answerText(result: Result): string {
   // The gateway answers with the result of the agent it routed to.
   if (isRecord(result.result)) return answerText(result.result);
   if (Array.isArray(result.results)) return hitsText(result.results);
+  // A summary or report written from no source (an empty summary, a report without sections) found nothing.
+  if (
+    Array.isArray(result.sources) &&
+    result.sources.length === 0 &&
+    ('summary' in result || 'report' in result)
+  ) {
+    return 'No matching content was found.';
+  }
   if (Array.isArray(result.entities) && result.keywords === undefined) return entitiesText(result.entities);
   if (result.selected_profile !== undefined) {
     return result.selected_profile === null

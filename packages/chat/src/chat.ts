@@ -141,7 +141,9 @@ export async function chatTurn(
   const rawContext = body.metadata?.context_id ?? header(headers, 'x-tessera-context');
   if (rawContext !== undefined && !Chat.ContextId.safeParse(rawContext).success) {
     throw invalid(
-      ['body', 'metadata', 'context_id'],
+      body.metadata?.context_id === undefined
+        ? ['header', 'x-tessera-context']
+        : ['body', 'metadata', 'context_id'],
       'A context id is 1 to 200 letters, digits, `_`, `.`, `:`, `@` and `-`',
       rawContext,
     );

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   agentOf,
   answerText,
+  chatTurn,
   hitsOf,
   mintKey,
   pieces,
@@ -47,6 +48,24 @@ describe('answerText', () => {
         explanation: 'A script.',
       }),
     ).toBe('A script.\n\na.py:\n```python\nprint(1)\n```');
+  });
+
+  it('answers that nothing was found when a summary or report agent found no source', () => {
+    // The summarizer and the report agent over an empty tenant: no summary, no sections, no sources.
+    expect(answerText({ summary: '', method: 'extractive', sources: [] })).toBe(
+      'No matching content was found.',
+    );
+    expect(
+      answerText({
+        report: { title: 'Report: key policy', sections: [] },
+        method: 'extractive',
+        sources: [],
+      }),
+    ).toBe('No matching content was found.');
+    // The gateway routing to one of them answers the same.
+    expect(answerText({ classification: 'simple', result: { summary: '', sources: [] } })).toBe(
+      'No matching content was found.',
+    );
   });
 
   it("lists an orchestration's steps with their results", () => {
@@ -136,5 +155,26 @@ describe('harness keys', () => {
       detail: 'The harness key was revoked',
     });
     await expect(revokeKey(store, 'hk_000000000000000000000000', now)).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('chatTurn', () => {
+  const question = { messages: [{ role: 'user' as const, content: 'rotate keys' }], tenant_id: 'acme:prod' };
+  // The context id is checked before any store or agent is read, so no dependencies are needed.
+  const noDeps = {} as never;
+
+  it('names where a bad context id came from: the body or the X-Tessera-Context header', async () => {
+    await expect(
+      chatTurn(noDeps, { ...question, metadata: { context_id: 'bad id' } }, {}, 'http://localhost'),
+    ).rejects.toMatchObject({
+      status: 422,
+      detail: [{ loc: ['body', 'metadata', 'context_id'], input: 'bad id' }],
+    });
+    await expect(
+      chatTurn(noDeps, question, { 'x-tessera-context': 'bad id' }, 'http://localhost'),
+    ).rejects.toMatchObject({
+      status: 422,
+      detail: [{ loc: ['header', 'x-tessera-context'], input: 'bad id' }],
+    });
   });
 });

@@ -8,7 +8,7 @@ import type { Agents } from '@tessera/api';
 import { LlmCallError, shorten } from '@tessera/llm';
 import { z } from 'zod';
 import { type Agent, systemPrompt } from '../agent';
-import { overlap, queryTerms, sentences } from '../text';
+import { overlap, proseOf, queryTerms, sentences } from '../text';
 import { retrieve } from './search';
 
 const SECTION_SENTENCES = 4;
@@ -59,15 +59,16 @@ export const detailedReportAgent: Agent = {
       for (const hit of found.results)
         bySource.set(hit.source_doc_id, [...(bySource.get(hit.source_doc_id) ?? []), hit]);
       const sections = [...bySource].map(([source, hits]) => {
-        const picked = hits
-          .flatMap((hit, rank) =>
+        const picked = proseOf(
+          hits.flatMap((hit, rank) =>
             sentences(found.texts.get(hit.document_id) || hit.text).map((sentence, order) => ({
               sentence,
               id: hit.document_id,
               score: overlap(terms, sentence) - rank * 1e-3,
               key: rank * 10_000 + order,
             })),
-          )
+          ),
+        )
           .sort((a, b) => b.score - a.score || a.key - b.key)
           .slice(0, SECTION_SENTENCES)
           .sort((a, b) => a.key - b.key);

@@ -9,7 +9,7 @@ import { LlmCallError, shorten } from '@tessera/llm';
 import { z } from 'zod';
 import { type Agent, type AgentRun, answerCall, systemPrompt } from '../agent';
 import type { AgentsDeps } from '../deps';
-import { conversationLines, overlap, queryTerms, sentences, words } from '../text';
+import { conversationLines, overlap, proseOf, queryTerms, sentences, words } from '../text';
 import { retrieve } from './search';
 
 const SUMMARY_SENTENCES = 3;
@@ -20,7 +20,10 @@ interface Passage {
   text: string;
 }
 
-/** The sentences that share most with the query and with the other sentences, in their original order. */
+/**
+ * The sentences that share most with the query and with the other sentences, in their original order; of
+ * finished sentences (ending in `.`, `!`, `?` or `…`) when the passages have any, never heading lines.
+ */
 export function extractiveSummary(query: string, passages: Passage[], count = SUMMARY_SENTENCES) {
   const terms = queryTerms(query);
   const all = passages.flatMap((passage, p) =>
@@ -29,7 +32,7 @@ export function extractiveSummary(query: string, passages: Passage[], count = SU
   const frequency = new Map<string, number>();
   for (const { sentence } of all)
     for (const word of new Set(words(sentence))) frequency.set(word, (frequency.get(word) ?? 0) + 1);
-  const scored = all.map((entry) => {
+  const scored = proseOf(all).map((entry) => {
     const tokens = new Set(words(entry.sentence));
     const central =
       [...tokens].reduce((sum, word) => sum + ((frequency.get(word) ?? 1) - 1), 0) / Math.max(1, tokens.size);
