@@ -68,6 +68,18 @@ const oneLine = (text: string, max: number) => {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };
 
+/** Markdown moved two heading levels down, below the page's `## Answer` (fenced code left as it is). */
+function underAnswer(markdown: string): string {
+  let fenced = false;
+  return markdown
+    .split('\n')
+    .map((line) => {
+      if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+      return !fenced && /^#{1,4} /.test(line) ? `##${line}` : line;
+    })
+    .join('\n');
+}
+
 export function sessionPage(input: {
   slug: string;
   query: string;
@@ -83,7 +95,7 @@ export function sessionPage(input: {
     `# ${title}`,
     `**Agent:** \`${agentName}\` · **Saved:** ${stamp(now)}`,
     `## Question\n\n${query}`,
-    `## Answer\n\n${answerText(response)}`,
+    `## Answer\n\n${underAnswer(answerText(response))}`,
   ];
   if (entities.length > 0) {
     parts.push(

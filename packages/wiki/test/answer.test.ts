@@ -73,6 +73,30 @@ describe('answerText', () => {
     }
   });
 
+  it("puts a report's headings below the session page's Answer, code blocks untouched", () => {
+    const page = sessionPage({
+      slug: 'session_20260101000000_abcdef02',
+      query: 'key policy',
+      response: {
+        report: { title: 'Keys', sections: [{ heading: 'Rotation', body: 'Every ninety days.' }] },
+      },
+      agentName: 'detailed_report_agent',
+      entities: [],
+      now: Date.UTC(2026, 0, 1),
+    });
+    expect(page.content).toContain('## Answer\n\n### Keys\n\n#### Rotation\n\nEvery ninety days.');
+    expect(page.content.match(/^# /gm)).toHaveLength(1);
+    const code = sessionPage({
+      slug: 'session_20260101000000_abcdef03',
+      query: 'script',
+      response: { files: [{ path: 'a.py', language: 'python', content: '# rotate\nrun()' }] },
+      agentName: 'coding_agent',
+      entities: [],
+      now: Date.UTC(2026, 0, 1),
+    });
+    expect(code.content).toContain('```python\n# rotate\nrun()\n```');
+  });
+
   it('answers a plain text or explanation of an agent that has no other answer', () => {
     expect(answerText({ text: 'Scanned text.', confidence: 0.9 })).toBe('Scanned text.');
     expect(answerText({ explanation: 'Nothing to change.', files: [] })).toBe('Nothing to change.');
