@@ -206,11 +206,46 @@ describe('/v1/chat/completions with the openai client (integration)', () => {
       { 'x-tessera-tenant': 'acme' },
     );
     expect(unknown.status).toBe(404);
-    expect(unknown.body).toEqual({ detail: "Agent 'nope' not found" });
-    const error = await client('acme')
+    // The spec's detail, with OpenAI's error object beside it.
+    expect(unknown.body).toEqual({
+      detail: "Agent 'nope' not found",
+      error: { message: "Agent 'nope' not found", type: 'invalid_request_error', code: '404' },
+    });
+    const error = (await client('acme')
       .chat.completions.create({ model: 'nope', messages: [{ role: 'user', content: 'hi' }] })
-      .catch((e: unknown) => e);
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(error.message).toBe("404 Agent 'nope' not found");
+    expect(error.error).toMatchObject({ message: "Agent 'nope' not found", code: '404' });
+    // `tessera/` alone names no agent: the model field is refused, not an agent named ''.
+    const empty = (await client('acme')
+      .chat.completions.create({ model: 'tessera/', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(empty).toBeInstanceOf(OpenAI.UnprocessableEntityError);
+    expect(empty.message).toMatch(/^422 body\.model: Name an agent after `tessera\/`/);
+    // A body tenant_id and a header naming another tenant: 422, never one of them silently.
+    const clash = await call(
+      rt.url,
+      'POST',
+      '/v1/chat/completions',
+      { tenant_id: 'rival', messages: [{ role: 'user', content: 'hi' }] },
+      { 'x-tessera-tenant': 'acme' },
+    );
+    expect(clash.status).toBe(422);
+    expect(clash.body.detail[0]).toMatchObject({ loc: ['body', 'tenant_id'] });
+    expect(clash.body.error.message).toContain("('rival', 'acme')");
+    const same = await call(
+      rt.url,
+      'POST',
+      '/v1/chat/completions',
+      {
+        tenant_id: 'acme:acme',
+        model: 'tessera/text_analysis_agent',
+        messages: [{ role: 'user', content: 'hi' }],
+      },
+      { 'x-tessera-tenant': 'acme' },
+    );
+    expect(same.status).toBe(200);
     const missing = await call(rt.url, 'POST', '/v1/chat/completions', {
       messages: [{ role: 'user', content: 'hi' }],
     });
@@ -383,6 +418,23 @@ describe('/v1/chat/completions with the openai client (integration)', () => {
     );
     expect(refused.status).toBe(503);
     expect(refused.body.detail.error).toBe('llm_unavailable');
+    expect(refused.body.error).toEqual({
+      message: refused.body.detail.message,
+      type: 'llm_unavailable',
+      code: '503',
+    });
+    // The official client shows the message, not "503 status code (no body)".
+    const unavailable = (await client('rival')
+      .chat.completions.create({
+        model: 'tessera/search_agent',
+        messages: [{ role: 'user', content: 'invoices' }],
+        response_format: VERDICT_FORMAT,
+      })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(unavailable).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(unavailable.status).toBe(503);
+    expect(unavailable.message).toBe(`503 ${refused.body.detail.message}`);
+    expect(unavailable.error).toMatchObject({ type: 'llm_unavailable', code: '503' });
     const object = await client('rival').chat.completions.create({
       model: 'tessera/search_agent',
       messages: [{ role: 'user', content: 'invoices' }],

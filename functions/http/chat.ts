@@ -7,6 +7,7 @@ import {
   chat,
   chatCompletion,
   chatTurn,
+  completionErrorBody,
   conversationsCall,
   iso,
   streamCompletion,
@@ -50,6 +51,8 @@ export const chatCompletions = streamRoute(
     }
     await streamCompletion(deps, turn, open(), { baseUrl: baseUrl(event), signal: timeout });
   },
+  // OpenAI clients read `error`; the spec's `detail` stays as it is beside it.
+  { errorBody: completionErrorBody },
 );
 
 export const listConversations = httpRoute(Chat.listConversations, async ({ query }) => {

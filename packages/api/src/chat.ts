@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 import { AgentNotAvailable, LlmUnavailable } from './agents';
-import { route } from './contract';
-import { ConversationsUnavailable, outage, plain, tenantGuard } from './errors';
+import { type Answer, route } from './contract';
+import { ConversationsUnavailable, outage, plain, stackErrors, tenantGuard } from './errors';
 
 export { ConversationsUnavailable, ConversationsUnavailableDetail } from './errors';
 
@@ -152,13 +152,32 @@ export type ChatCompletionChunk = z.infer<typeof ChatCompletionChunk>;
  * A stream's error frame: OpenAI's `error` object (which OpenAI clients raise) and the `detail` the JSON
  * answer would have carried.
  */
+/** OpenAI's error object, which OpenAI clients read: the message, the detail's `error` (or a kind) as type, the status. */
+export const OpenAiError = z
+  .object({ message: z.string(), type: z.string(), code: z.string().nullable() })
+  .meta({ id: 'OpenAiError' });
+
 export const ChatStreamError = z
   .object({
-    error: z.object({ message: z.string(), type: z.string(), code: z.string().nullable() }),
+    error: OpenAiError,
     detail: z.record(z.string(), z.unknown()).or(z.string()),
   })
   .meta({ id: 'ChatStreamError' });
 export type ChatStreamError = z.infer<typeof ChatStreamError>;
+
+/**
+ * A completion's error answer: the spec's `{detail}` body as every route answers it, with OpenAI's `error`
+ * object beside it (optional where the request may be refused before the route reads it).
+ */
+function withOpenAiError(answer: Answer, optional = false): Answer {
+  return {
+    description: `${answer.description} Beside \`detail\`, OpenAI's \`error: {message, type, code}\`${optional ? ' when the route itself refuses the request' : ''}.`,
+    schema: z.intersection(
+      answer.schema,
+      z.object({ error: optional ? OpenAiError.optional() : OpenAiError }),
+    ),
+  };
+}
 
 const unknownAgent = plain(
   "`Agent '<name>' not found` (the `model`), or `Tenant '<id>' not registered.`; `Agent '<name>' is disabled` is 409.",
@@ -171,7 +190,7 @@ export const chatCompletions = route({
   route: '/v1/chat/completions',
   summary: 'OpenAI-compatible chat completion over an agent',
   description:
-    'Runs the agent `model` names on the last message, with the conversation (`metadata.context_id` or `X-Tessera-Context`) of the tenant (`tenant_id` or `X-Tessera-Tenant`) as `context.history`, and stores the turn. With `stream: true` the answer is `chat.completion.chunk` server-sent events ending in `data: [DONE]`; a failure once the stream started is one error frame (`ChatStreamError`).',
+    'Runs the agent `model` names on the last message, with the conversation (`metadata.context_id` or `X-Tessera-Context`) of the tenant (`tenant_id` or `X-Tessera-Tenant`) as `context.history`, and stores the turn. With `stream: true` the answer is `chat.completion.chunk` server-sent events ending in `data: [DONE]`; a failure once the stream started is one error frame (`ChatStreamError`). An error answer carries OpenAI\'s `error: {message, type, code}` beside the spec\'s `detail`, so OpenAI clients show its message. 422 for `model: "tessera/"` (no agent named) and for a body `tenant_id` and an `X-Tessera-Tenant` header that name different tenants.',
   body: ChatCompletionRequest,
   responses: {
     200: {
@@ -180,22 +199,28 @@ export const chatCompletions = route({
     },
   },
   streamSchema: z.union([ChatCompletionChunk, ChatStreamError]),
-  errors: {
-    ...tenantGuard,
-    404: unknownAgent,
-    409: plain("`Agent '<name>' is disabled`, or the tenant is being deleted."),
-    501: {
-      description: 'An agent of the roster this build does not implement yet.',
-      schema: AgentNotAvailable,
-    },
-    502: plain('A service the agent called failed the request.'),
-    503: {
-      description:
-        'The conversation store did not answer (`service_unavailable`, `service: conversations`), no LLM endpoint for a `json_schema` answer or an agent that must generate (`llm_unavailable`), or another backing service did not answer.',
-      schema: z.union([ConversationsUnavailable, LlmUnavailable, outage.schema]),
-    },
-    504: plain("The agent's time ended before it finished."),
-  },
+  errors: Object.fromEntries(
+    Object.entries({
+      ...stackErrors,
+      ...tenantGuard,
+      404: unknownAgent,
+      409: plain("`Agent '<name>' is disabled`, or the tenant is being deleted."),
+      501: {
+        description: 'An agent of the roster this build does not implement yet.',
+        schema: AgentNotAvailable,
+      },
+      502: plain('A service the agent called failed the request.'),
+      503: {
+        description:
+          'The conversation store did not answer (`service_unavailable`, `service: conversations`), no LLM endpoint for a `json_schema` answer or an agent that must generate (`llm_unavailable`), or another backing service did not answer.',
+        schema: z.union([ConversationsUnavailable, LlmUnavailable, outage.schema]),
+      },
+      504: plain("The agent's time ended before it finished."),
+    }).map(([status, answer]) => [
+      status,
+      status === '431' ? answer : withOpenAiError(answer, status === '400' || status === '413'),
+    ]),
+  ),
 });
 
 export const ConversationThread = z

@@ -49,9 +49,10 @@ describe('the OpenAPI document', () => {
   it('describes each error in one of the three error shapes, a 503 service-state body, a 501 agent not available, or a named 500 failure', () => {
     const shapes = new Set(['PlainError', 'BusinessRuleError', 'ValidationError']);
     const refs = (schema: unknown): string[] => {
-      const s = schema as { $ref?: string; anyOf?: unknown[] };
+      const s = schema as { $ref?: string; anyOf?: unknown[]; allOf?: unknown[] };
       if (s.$ref) return [s.$ref.replace('#/components/schemas/', '')];
-      return (s.anyOf ?? []).flatMap(refs);
+      // An intersection (chat's error bodies with OpenAI's `error` beside them) is named by its shape.
+      return (s.anyOf ?? s.allOf ?? []).flatMap(refs);
     };
     for (const [path, item] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(item)) {

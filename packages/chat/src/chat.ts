@@ -18,13 +18,14 @@ import { type Agents, Chat } from '@tessera/api';
 import {
   ConflictError,
   HttpError,
+  parseTenantId,
   ServiceUnavailableError,
   type TenantId,
   ValidationError,
 } from '@tessera/core';
 import { LlmCallError, LlmUnavailableError } from '@tessera/llm';
 import { requireTenant } from '@tessera/tenancy';
-import { answerText } from './answer';
+import { answerText } from '@tessera/wiki';
 import type { ConversationStore, NewMessage } from './conversations';
 import type { HarnessKeyStore } from './harness-keys';
 
@@ -55,10 +56,19 @@ export async function conversationsCall<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The agent a `model` names: `gateway_agent` by default, `tessera/<agent>` as `<agent>`. */
+const invalid = (loc: (string | number)[], msg: string, input: unknown): ValidationError =>
+  new ValidationError([{ type: 'value_error', loc, msg, input }]);
+
+/** The agent a `model` names: `gateway_agent` by default, `tessera/<agent>` as `<agent>` (422 for
+ * `tessera/` alone). */
 export function agentOf(model: string | undefined | null): string {
   const name = (model ?? '').trim() || 'gateway_agent';
-  return name.startsWith('tessera/') ? name.slice('tessera/'.length) : name;
+  if (!name.startsWith('tessera/')) return name;
+  const agent = name.slice('tessera/'.length).trim();
+  if (agent === '') {
+    throw invalid(['body', 'model'], 'Name an agent after `tessera/`, e.g. `tessera/search_agent`', model);
+  }
+  return agent;
 }
 
 /** The agent, if it may run: 404 unknown, 409 disabled, 501 not built (what dispatch checks, before a stream opens). */
@@ -85,9 +95,6 @@ export function contentText(content: unknown): string {
   return '';
 }
 
-const invalid = (loc: (string | number)[], msg: string, input: unknown): ValidationError =>
-  new ValidationError([{ type: 'value_error', loc, msg, input }]);
-
 /** What one chat request asks, checked. */
 export interface ChatTurn {
   agent: Agents.AgentName;
@@ -104,6 +111,15 @@ export interface ChatTurn {
 function header(headers: Record<string, string | undefined> | undefined, name: string): string | undefined {
   const value = headers?.[name];
   return value === undefined || value === '' ? undefined : value;
+}
+
+/** Whether two tenant ids name one tenant (`acme` is `acme:acme`; a malformed one only itself). */
+function sameTenant(a: string, b: string): boolean {
+  try {
+    return parseTenantId(a).full === parseTenantId(b).full;
+  } catch {
+    return a === b;
+  }
 }
 
 /** Checks a chat completion request: the agent, the tenant, the conversation and the question. */
@@ -127,7 +143,19 @@ export async function chatTurn(
       length: question.length,
     });
   }
-  const rawTenant = body.tenant_id ?? header(headers, 'x-tessera-tenant');
+  const headerTenant = header(headers, 'x-tessera-tenant');
+  if (
+    body.tenant_id !== undefined &&
+    headerTenant !== undefined &&
+    !sameTenant(body.tenant_id, headerTenant)
+  ) {
+    throw invalid(
+      ['body', 'tenant_id'],
+      `The body's tenant_id and the X-Tessera-Tenant header name different tenants ('${body.tenant_id}', '${headerTenant}'): give one, or the same`,
+      { tenant_id: body.tenant_id, 'x-tessera-tenant': headerTenant },
+    );
+  }
+  const rawTenant = body.tenant_id ?? headerTenant;
   if (rawTenant === undefined) {
     throw new ValidationError([
       {

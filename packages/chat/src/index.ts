@@ -4,7 +4,7 @@
  * AG-UI runs guarded by them.
  */
 export { AgUiFrames, type AgUiTurn, agUiTurn, keyTenant, parseRunInput, runAgUi } from './ag-ui';
-export { answerText, hitsOf, pieces, stepsOf } from './answer';
+export { hitsOf, pieces, stepsOf } from './answer';
 export {
   agentOf,
   answerTurn,
@@ -45,6 +45,12 @@ export {
   UnauthorizedError,
 } from './harness-keys';
 export { conversations, harnessKeys } from './stores';
-export { type ChunkSink, errorFrame, streamCompletion } from './streaming';
+export {
+  type ChunkSink,
+  completionErrorBody,
+  errorFrame,
+  openAiError,
+  streamCompletion,
+} from './streaming';
 export { conversationsData, harnessKeysData } from './tenant-data';
 export { chat } from './wiring';

@@ -26,30 +26,55 @@ export interface ChunkSink {
 
 const frame = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
 
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * OpenAI's `error` object of a failure's status and `detail`: the detail's `error` as its type (else
+ * `server_error` or `invalid_request_error`), its message (a 422's issues as `loc: msg; …`), the status as code.
+ */
+export function openAiError(status: number, detail: unknown): Chat.ChatStreamError['error'] {
+  const type =
+    isRecord(detail) && typeof detail.error === 'string'
+      ? detail.error
+      : status >= 500
+        ? 'server_error'
+        : 'invalid_request_error';
+  const message =
+    typeof detail === 'string'
+      ? detail
+      : isRecord(detail) && typeof detail.message === 'string'
+        ? detail.message
+        : Array.isArray(detail)
+          ? detail
+              .filter(isRecord)
+              .map((issue) => `${Array.isArray(issue.loc) ? issue.loc.join('.') : ''}: ${String(issue.msg)}`)
+              .join('; ')
+          : JSON.stringify(detail);
+  return { message, type, code: String(status) };
+}
+
+/**
+ * A completion's JSON error body with OpenAI's `error` object beside the spec's `detail` (kept as it is), so
+ * OpenAI clients show the message; the same `error` a stream's error frame carries.
+ */
+export function completionErrorBody(status: number, body: Record<string, unknown>): Record<string, unknown> {
+  return { ...body, error: openAiError(status, body.detail) };
+}
+
 /** The stream's error frame of a failure. */
 export function errorFrame(error: unknown): Chat.ChatStreamError {
   if (error instanceof HttpError) {
     const detail = error.detail as Record<string, unknown> | string;
-    const type =
-      typeof detail === 'object' && typeof detail.error === 'string'
-        ? detail.error
-        : error.status >= 500
-          ? 'server_error'
-          : 'invalid_request_error';
-    const message =
-      typeof detail === 'string'
-        ? detail
-        : typeof detail.message === 'string'
-          ? detail.message
-          : error.message;
+    const { message } = openAiError(error.status, detail);
     return {
-      error: { message, type, code: String(error.status) },
+      error: openAiError(error.status, detail),
       detail: Array.isArray(detail) ? { message, errors: detail } : detail,
     };
   }
   log.error('chat stream failed', { error });
   return {
-    error: { message: 'Internal server error', type: 'server_error', code: '500' },
+    error: openAiError(500, 'Internal server error'),
     detail: 'Internal server error',
   };
 }

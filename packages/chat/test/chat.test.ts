@@ -1,12 +1,15 @@
-/** The chat domain over the fakes: answer texts from agent results, harness key checks, stream pieces. */
+/** The chat domain over the fakes: model names, harness key checks, stream pieces, error objects. */
+import { ValidationError } from '@tessera/core';
 import { InMemoryHarnessKeyStore } from '@tessera/testing/fakes';
 import { describe, expect, it } from 'vitest';
 import {
   agentOf,
-  answerText,
   chatTurn,
+  completionErrorBody,
+  errorFrame,
   hitsOf,
   mintKey,
+  openAiError,
   pieces,
   revokeKey,
   sha256,
@@ -15,57 +18,13 @@ import {
   tenantOfKey,
 } from '../src/index';
 
-describe('answerText', () => {
-  it("answers the agent's own answer first, then its hits, never text of its own", () => {
-    expect(answerText({ summary: 'Keys rotate every ninety days.', sources: [] })).toBe(
-      'Keys rotate every ninety days.',
-    );
-    expect(answerText({ orchestration_result: { final_answer: 'Done.' }, answer: 'other' })).toBe('Done.');
-    expect(
-      answerText({
-        report: {
-          title: 'Keys',
-          sections: [{ heading: 'Rotation', body: 'Every ninety days.', citations: [] }],
-        },
-      }),
-    ).toBe('# Keys\n\n## Rotation\n\nEvery ninety days.');
+describe('hits and steps', () => {
+  it("finds the hits of a result, the gateway's routed result included", () => {
     const hits = {
-      results: [
-        { document_id: 'd1', source_doc_id: 'keys.md', text: 'Rotate keys every ninety days.', score: 1 },
-        { document_id: 'd2', source_doc_id: 'vault.md', text: 'Store them in the vault.', score: 0.5 },
-      ],
+      results: [{ document_id: 'd1', source_doc_id: 'keys.md', text: 'Rotate keys.', score: 1 }],
     };
-    expect(answerText(hits)).toBe(
-      'Found 2 results:\n1. [keys.md] Rotate keys every ninety days.\n2. [vault.md] Store them in the vault.',
-    );
-    expect(answerText({ results: [] })).toBe('No matching content was found.');
-    // The gateway answers with its routed agent's result.
-    expect(answerText({ classification: 'simple', result: hits })).toContain('[keys.md]');
-    expect(hitsOf({ result: hits })).toHaveLength(2);
-    expect(
-      answerText({
-        files: [{ path: 'a.py', language: 'python', content: 'print(1)' }],
-        explanation: 'A script.',
-      }),
-    ).toBe('A script.\n\na.py:\n```python\nprint(1)\n```');
-  });
-
-  it('answers that nothing was found when a summary or report agent found no source', () => {
-    // The summarizer and the report agent over an empty tenant: no summary, no sections, no sources.
-    expect(answerText({ summary: '', method: 'extractive', sources: [] })).toBe(
-      'No matching content was found.',
-    );
-    expect(
-      answerText({
-        report: { title: 'Report: key policy', sections: [] },
-        method: 'extractive',
-        sources: [],
-      }),
-    ).toBe('No matching content was found.');
-    // The gateway routing to one of them answers the same.
-    expect(answerText({ classification: 'simple', result: { summary: '', sources: [] } })).toBe(
-      'No matching content was found.',
-    );
+    expect(hitsOf({ result: hits })).toHaveLength(1);
+    expect(hitsOf({ summary: 'no hits' })).toEqual([]);
   });
 
   it("lists an orchestration's steps with their results", () => {
@@ -85,6 +44,15 @@ describe('agentOf and pieces', () => {
     expect(agentOf(undefined)).toBe('gateway_agent');
     expect(agentOf('tessera/search_agent')).toBe('search_agent');
     expect(agentOf('summarizer_agent')).toBe('summarizer_agent');
+    // `tessera/` names no agent: the model field is at fault, not an agent named ''.
+    for (const model of ['tessera/', 'tessera/  ']) {
+      expect(() => agentOf(model)).toThrow(
+        expect.objectContaining({
+          status: 422,
+          detail: [expect.objectContaining({ loc: ['body', 'model'] })],
+        }),
+      );
+    }
   });
 
   it('cuts text at spaces and loses nothing', () => {
@@ -176,5 +144,45 @@ describe('chatTurn', () => {
       status: 422,
       detail: [{ loc: ['header', 'x-tessera-context'], input: 'bad id' }],
     });
+  });
+
+  it('refuses a body tenant_id and an X-Tessera-Tenant header that name different tenants', async () => {
+    await expect(
+      chatTurn(noDeps, question, { 'x-tessera-tenant': 'acme:dev' }, 'http://localhost'),
+    ).rejects.toMatchObject({
+      status: 422,
+      detail: [
+        {
+          loc: ['body', 'tenant_id'],
+          msg: expect.stringContaining("('acme:prod', 'acme:dev')"),
+          input: { tenant_id: 'acme:prod', 'x-tessera-tenant': 'acme:dev' },
+        },
+      ],
+    });
+    await expect(
+      chatTurn(noDeps, question, { 'x-tessera-tenant': 'bad:id:x' }, 'http://localhost'),
+    ).rejects.toMatchObject({ status: 422 });
+  });
+});
+
+describe('OpenAI error objects', () => {
+  it("adds OpenAI's error beside the spec's detail, as the stream's error frame carries it", () => {
+    const detail = { error: 'llm_unavailable', message: 'No LLM endpoint is configured.' };
+    expect(completionErrorBody(503, { detail })).toEqual({
+      detail,
+      error: { message: 'No LLM endpoint is configured.', type: 'llm_unavailable', code: '503' },
+    });
+    expect(completionErrorBody(404, { detail: "Agent 'nope' not found" })).toEqual({
+      detail: "Agent 'nope' not found",
+      error: { message: "Agent 'nope' not found", type: 'invalid_request_error', code: '404' },
+    });
+    const issues = [{ type: 'missing', loc: ['body', 'tenant_id'], msg: 'required', input: {} }];
+    expect(openAiError(422, issues)).toEqual({
+      message: 'body.tenant_id: required',
+      type: 'invalid_request_error',
+      code: '422',
+    });
+    expect(openAiError(500, 'Internal server error').type).toBe('server_error');
+    expect(errorFrame(new ValidationError(issues)).error).toEqual(openAiError(422, issues));
   });
 });

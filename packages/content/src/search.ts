@@ -30,6 +30,35 @@ export function snippet(text: string, query: string): string {
   return `${start > 0 ? '…' : ''}${cut}${start + SNIPPET < text.length ? '…' : ''}`;
 }
 
+const HEADING_MARK = /^[ \t]{0,3}#{1,6}[ \t]+/gm;
+
+/**
+ * The text a hit shows, which its snippet is cut from (ranking reads the indexed fields, not this): its
+ * profile's text fields joined, except that a titled document shows its body without the title in front
+ * (the title stays in `fields.title`), without Markdown heading marks, and without a first heading that
+ * repeats the title. A document with nothing but a title shows its title; untitled ones (code) as they are.
+ */
+export function hitText(row: Record<string, unknown>, textFields: readonly string[]): string {
+  const value = (name: string) => {
+    const field = row[name];
+    return typeof field === 'string' && field.trim() !== '' ? field : undefined;
+  };
+  const title = textFields.includes('title') ? value('title') : undefined;
+  const body = textFields
+    .filter((name) => name !== 'title')
+    .map(value)
+    .filter(Boolean)
+    .join('\n');
+  if (!textFields.includes('title')) return body;
+  if (!body) return title ?? '';
+  const lines = body.replace(HEADING_MARK, '').split('\n');
+  const first = lines.findIndex((line) => line.trim() !== '');
+  if (title && first >= 0 && lines[first]!.trim().toLowerCase() === title.trim().toLowerCase()) {
+    lines.splice(first, 1);
+  }
+  return lines.join('\n').trim() || title || '';
+}
+
 function strategyFor(profile: Profile, requested?: RankingStrategy): RankingStrategy {
   if (!requested) return profile.default_ranking_strategy;
   if (!profile.ranking_strategies.includes(requested)) {
@@ -107,10 +136,7 @@ export async function searchContent(
         .filter(([name, value]) => !HIDDEN.has(name) && value !== null && value !== undefined)
         .map(([name, value]) => [name, typeof value === 'bigint' ? Number(value) : value]),
     );
-    const text = r.profile.text_fields
-      .map((name) => row[name])
-      .filter((v) => typeof v === 'string' && v)
-      .join('\n');
+    const text = hitText(row, r.profile.text_fields);
     return {
       document_id: r.id,
       source_doc_id: String(row.source_doc_id ?? ''),

@@ -2,7 +2,7 @@
 import { createTenant, getTenant } from '@tessera/tenancy';
 import { fakeDomains } from '@tessera/testing/fakes';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { indexDocuments, searchContent } from '../src/index';
+import { hitText, indexDocuments, searchContent } from '../src/index';
 
 const deps = fakeDomains().content;
 
@@ -68,6 +68,44 @@ describe('indexDocuments', () => {
       top_k: 3,
     });
     expect(found.results[0]!.text).toMatch(/gamma paragraph number/);
+  });
+
+  it("shows a hit's text without its title in front or Markdown heading marks", async () => {
+    await indexDocuments(deps, {
+      tenant: 'acme',
+      profile: 'document_text_semantic',
+      sourceDocId: 'bio1.md',
+      documents: [
+        {
+          fields: { title: 'Marie Curie', text: '# Marie Curie\n\nMarie Curie was born in Warsaw in 1867.' },
+        },
+        { fields: { title: 'Marie Curie', text: '## Polonium\n\nMarie Curie discovered polonium.' } },
+      ],
+    });
+    const found = await searchContent(deps, {
+      query: 'Marie Curie Warsaw',
+      tenant_id: 'acme',
+      profile: 'document_text_semantic',
+      strategy: 'bm25_only',
+      top_k: 2,
+    });
+    expect(found.results.map((r) => r.text)).toEqual([
+      'Marie Curie was born in Warsaw in 1867.',
+      'Polonium Marie Curie discovered polonium.',
+    ]);
+    // The title is still the hit's field.
+    expect(found.results[0]!.fields.title).toBe('Marie Curie');
+  });
+
+  it('keeps the text of untitled hits (code) as it is, and a title when it is all there is', () => {
+    const code = ['symbol', 'docstring', 'text'];
+    expect(hitText({ symbol: 'parse', text: '# a comment\ndef parse(): pass' }, code)).toBe(
+      'parse\n# a comment\ndef parse(): pass',
+    );
+    expect(hitText({ title: 'photo.jpg', caption: '' }, ['title', 'caption', 'ocr_text'])).toBe('photo.jpg');
+    expect(hitText({ title: 'notes.md', text: '# Plan\n\n- step one' }, ['title', 'text'])).toBe(
+      'Plan\n\n- step one',
+    );
   });
 
   it('refuses an unknown profile and an unregistered tenant, writing nothing', async () => {

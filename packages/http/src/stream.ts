@@ -43,12 +43,16 @@ const isReply = (value: unknown): value is Reply =>
 /**
  * The handler of a route that streams on demand. `guard` runs first (authentication, before the body is
  * read); then the body and path are validated; then `fn` either returns an answer (JSON, 200 or a `reply`)
- * or opens the stream and writes it.
+ * or opens the stream and writes it. `errorBody` adds to a JSON error answer's `{detail}` body (a protocol's
+ * own error object beside it), never taking the detail away.
  */
 export function streamRoute<G, const S extends { route: string; path?: z.ZodType; body?: z.ZodType }>(
   spec: S,
   fn: (request: StreamRequest<NoInfer<G>, Infer<S['body']>, Infer<S['path']>>) => Promise<unknown>,
-  options: { guard?: (event: APIGatewayProxyEventV2) => Promise<G> } = {},
+  options: {
+    guard?: (event: APIGatewayProxyEventV2) => Promise<G>;
+    errorBody?: (status: number, body: Record<string, unknown>) => Record<string, unknown>;
+  } = {},
 ) {
   const { names, pattern } = routePattern(spec.route);
   const handler = async (event: APIGatewayProxyEventV2, responseStream: Writable, lambdaContext: unknown) => {
@@ -104,7 +108,14 @@ export function streamRoute<G, const S extends { route: string; path?: z.ZodType
       }
     } catch (error) {
       if (!stream) {
-        const response = errorResponse(error, { route: spec.route });
+        let response = errorResponse(error, { route: spec.route });
+        if (options.errorBody) {
+          const body = JSON.parse(response.body) as Record<string, unknown>;
+          response = json(response.statusCode, {
+            ...options.errorBody(response.statusCode, body),
+            detail: body.detail,
+          });
+        }
         await answer(response.statusCode, response.headers as Record<string, string>, response.body);
       }
     } finally {

@@ -97,7 +97,7 @@ const status = async (promise: Promise<unknown>) => {
 };
 
 beforeAll(async () => {
-  for (const tenant of ['acme', 'gone'])
+  for (const tenant of ['acme', 'gone', 'bare'])
     await createTenant(domains.tenancy, { tenant_id: tenant, created_by: 'test' });
   await indexDocuments(domains.content, {
     tenant: 'acme',
@@ -215,6 +215,27 @@ describe('job runs', () => {
     });
     expect(messages.at(-1)!.text).toMatch(/^Job 'digest': /);
     await deleteJob(deps, 'acme', job.job_id);
+  });
+
+  it('posts the plain fact when the agent found nothing, never a JSON block', async () => {
+    // The tenant 'bare' has no content: the search agent answers no hits.
+    const startedAt = domains.clock.now();
+    const job = await createJob(
+      deps,
+      'bare',
+      body({ name: 'empty digest', post_actions: [{ type: 'wiki' }, { type: 'messaging' }] }),
+    );
+    domains.clock.offset += 60_000;
+    const tick = await fireDueJobs(deps, startedAt);
+    const outcomes = await tick.runs;
+    expect(outcomes).toContainEqual(expect.objectContaining({ status: 'completed' }));
+    const sessions = (await wikiIndex(domains.wiki, 'bare')).pages.filter((p) => p.kind === 'session');
+    const session = await getPage(domains.wiki, 'bare', sessions[0]!.slug);
+    expect(session.content).toContain('## Answer\n\nNo matching content was found.');
+    expect(session.content).not.toContain('```');
+    const messages = (await listOutbound(deps, 'bare')).messages;
+    expect(messages.at(-1)!.text).toBe("Job 'empty digest': No matching content was found.");
+    await deleteJob(deps, 'bare', job.job_id);
   });
 
   it('reports a failing agent as the run’s ErrorEvent, and the next slot still runs', async () => {

@@ -5,7 +5,7 @@
  * slows or fails the run. Filing one run again (a redelivered message) writes nothing more.
  */
 import { log, type TenantId } from '@tessera/core';
-import { answerText } from './pages';
+import { answerText } from './answer';
 import { saveSession, type WikiDeps } from './service';
 
 export const FILING_AGENTS: ReadonlySet<string> = new Set(['detailed_report_agent', 'deep_research_agent']);

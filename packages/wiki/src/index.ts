@@ -1,3 +1,4 @@
+export { answerText } from './answer';
 export {
   autoFile,
   type CompletedRun,
@@ -11,7 +12,6 @@ export { DEFAULT_LOCK_TIMING, DynamoPageLocks, type LockTiming } from './dynamo-
 export { LanceWikiStore } from './lance-wiki-store';
 export { type PageLocks, ProcessPageLocks } from './locks';
 export {
-  answerText,
   EMPTY_CHARS,
   type Entity,
   entitiesOf,

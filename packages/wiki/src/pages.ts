@@ -4,6 +4,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Wiki } from '@tessera/api';
+import { answerText } from './answer';
 import type { StoredPage } from './store';
 
 export const INDEX_SLUG = 'index';
@@ -39,41 +40,6 @@ export function entitiesOf(refs: readonly unknown[]): Entity[] {
   return [...seen.values()];
 }
 
-const str = (value: unknown) => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
-
-/** The answer text of an agent's response, whatever the agent: its answer, summary, report, hits, or JSON. */
-export function answerText(response: Record<string, unknown>): string {
-  for (const key of ['answer', 'final_answer', 'summary', 'text', 'explanation', 'content', 'message']) {
-    const value = str(response[key]);
-    if (value) return value;
-  }
-  const orchestration = response.orchestration_result as Record<string, unknown> | undefined;
-  const final = str(orchestration?.final_answer);
-  if (final) return final;
-  const report = response.report as { title?: unknown; sections?: unknown } | undefined;
-  if (report && Array.isArray(report.sections)) {
-    const sections = report.sections as { heading?: unknown; body?: unknown }[];
-    return [
-      str(report.title) ? `**${str(report.title)}**` : undefined,
-      ...sections.map((section) => `### ${str(section.heading) ?? ''}\n\n${str(section.body) ?? ''}`),
-    ]
-      .filter(Boolean)
-      .join('\n\n');
-  }
-  const nested = response.result;
-  if (nested && typeof nested === 'object' && !Array.isArray(nested)) {
-    const inner = answerText(nested as Record<string, unknown>);
-    if (!inner.startsWith('```')) return inner;
-  }
-  if (Array.isArray(response.results) && response.results.length > 0) {
-    return (response.results as Record<string, unknown>[])
-      .slice(0, 10)
-      .map((hit, i) => `${i + 1}. ${str(hit.text) ?? str(hit.document_id) ?? JSON.stringify(hit)}`)
-      .join('\n');
-  }
-  return `\`\`\`json\n${JSON.stringify(response, null, 2)}\n\`\`\``;
-}
-
 /** Document ids the response names as its sources. */
 export function sourcesOf(response: Record<string, unknown>): string[] {
   const sources = response.sources ?? (response.result as Record<string, unknown> | undefined)?.sources;
@@ -102,6 +68,18 @@ const oneLine = (text: string, max: number) => {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };
 
+/** Markdown moved two heading levels down, below the page's `## Answer` (fenced code left as it is). */
+function underAnswer(markdown: string): string {
+  let fenced = false;
+  return markdown
+    .split('\n')
+    .map((line) => {
+      if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+      return !fenced && /^#{1,4} /.test(line) ? `##${line}` : line;
+    })
+    .join('\n');
+}
+
 export function sessionPage(input: {
   slug: string;
   query: string;
@@ -117,7 +95,7 @@ export function sessionPage(input: {
     `# ${title}`,
     `**Agent:** \`${agentName}\` · **Saved:** ${stamp(now)}`,
     `## Question\n\n${query}`,
-    `## Answer\n\n${answerText(response)}`,
+    `## Answer\n\n${underAnswer(answerText(response))}`,
   ];
   if (entities.length > 0) {
     parts.push(
