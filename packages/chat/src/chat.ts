@@ -353,7 +353,8 @@ export async function processInConversation(
     );
   }
   await runnableAgent(deps, name, options.baseUrl);
-  const { tenant } = await requireTenant(deps.agents.content.tenancy, request.context.tenant_id);
+  const guarded = await requireTenant(deps.agents.content.tenancy, request.context.tenant_id);
+  const { tenant } = guarded;
   const history =
     request.context.history ??
     (
@@ -363,7 +364,7 @@ export async function processInConversation(
     deps.agents,
     name,
     { ...request, context: { ...request.context, history } },
-    options,
+    { ...options, guarded },
   );
   if (outcome.status === 'completed') {
     const answer = answerText(outcome.result as Record<string, unknown>);
