@@ -23,7 +23,7 @@ import {
   ValidationError,
 } from '@tessera/core';
 import { LlmCallError, LlmUnavailableError } from '@tessera/llm';
-import { requireTenant } from '@tessera/tenancy';
+import { type GuardedTenant, requireTenant } from '@tessera/tenancy';
 import { answerText } from './answer';
 import type { ConversationStore, NewMessage } from './conversations';
 import type { HarnessKeyStore } from './harness-keys';
@@ -94,6 +94,8 @@ export interface ChatTurn {
   /** As the caller named it (the answer's `model`). */
   model: string;
   tenant: TenantId;
+  /** The tenant as the turn's check guarded it, which the dispatch takes (one read of its record). */
+  guarded: GuardedTenant;
   contextId: string | undefined;
   question: string;
   /** The request's own earlier messages (used when no conversation is named). */
@@ -149,7 +151,8 @@ export async function chatTurn(
     );
   }
   const agent = await runnableAgent(deps, agentOf(body.model), baseUrl);
-  const { tenant } = await requireTenant(deps.agents.content.tenancy, rawTenant);
+  const guarded = await requireTenant(deps.agents.content.tenancy, rawTenant);
+  const { tenant } = guarded;
   const earlier = body.messages
     .slice(0, -1)
     .filter((message) => message.role === 'user' || message.role === 'assistant')
@@ -163,6 +166,7 @@ export async function chatTurn(
     agent,
     model: body.model?.trim() || 'gateway_agent',
     tenant,
+    guarded,
     contextId: rawContext,
     question,
     earlier,
@@ -218,6 +222,7 @@ export async function answerTurn(
     {
       baseUrl: options.baseUrl,
       signal: options.signal,
+      guarded: turn.guarded,
       ...(options.onText && answersText(turn) ? { onText: options.onText } : {}),
     },
   );
