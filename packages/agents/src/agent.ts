@@ -9,6 +9,8 @@ export type ProcessContext = Agents.ProcessRequest['context'];
 
 export interface AgentRun {
   tenant: GuardedTenant['tenant'];
+  /** The tenant as the run's request guarded it (its record), for the domain calls the run makes. */
+  guarded: GuardedTenant;
   query: string;
   context: ProcessContext;
   /** The tenant's instructions ('' when none), put in every system prompt this run sends. */

@@ -92,6 +92,7 @@ export async function recordCompletedRun(deps: RecordDeps, message: CompletedRun
       runId: message.run_id,
       completedAt: message.completed_at,
       tenant: guarded.tenant,
+      guarded,
       agentName: message.agent_name,
       query: message.query,
       context: message.context,

@@ -71,18 +71,25 @@ function whenAborted(signal: AbortSignal): Promise<'aborted'> {
   });
 }
 
+/**
+ * Dispatches `request` to the agent `name`. `options.guarded` is the request's tenant as its caller's guard
+ * read it in the same request (a conversation's turn), else the dispatch guards it.
+ */
 export async function processAgent(
   deps: AgentsDeps,
   name: string,
   request: Agents.ProcessRequest,
-  options: DispatchOptions,
+  options: DispatchOptions & { guarded?: GuardedTenant },
 ): Promise<Agents.ProcessResponse> {
   const agents = await registeredAgents(deps, options.baseUrl);
   const { entry, agent } = runnable(agents, name);
   if (request.agent_name !== undefined && request.agent_name !== name) {
     throw new BadRequestError(`The body names agent '${request.agent_name}', the path '${name}'`);
   }
-  const guarded = await requireTenant(deps.content.tenancy, request.context.tenant_id);
+  const guarded =
+    options.guarded && options.guarded.tenant.full === parseTenantId(request.context.tenant_id).full
+      ? options.guarded
+      : await requireTenant(deps.content.tenancy, request.context.tenant_id);
   const instructions = await tenantInstructions(deps.memories, guarded.tenant.full);
   const scope: RunScope = { deps, agents, guarded, instructions, onText: options.onText };
   const budget = AbortSignal.timeout(entry.timeout * 1000);
@@ -275,6 +282,7 @@ function newRun(
   };
   const run: AgentRun = {
     tenant: guarded.tenant,
+    guarded,
     query,
     context,
     agents,

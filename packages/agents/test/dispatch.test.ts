@@ -2,10 +2,10 @@ import { Config } from '@tessera/api';
 import { putSystemConfig, putTenantConfig } from '@tessera/config';
 import { indexDocuments } from '@tessera/content';
 import type { TaskEvents } from '@tessera/events';
-import { createTenant } from '@tessera/tenancy';
+import { createTenant, requireTenant } from '@tessera/tenancy';
 import { failure, openAIChat, useServers } from '@tessera/testing';
 import { fakeDomains } from '@tessera/testing/fakes';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   AgentRegistry,
   type AgentsDeps,
@@ -155,6 +155,35 @@ describe('processAgent', () => {
     // Every agent of the roster is built: the audit explanation answers for a run it does not know.
     const missing = await failure(processAgent(deps, 'audit_explanation_agent', task('wf_none'), base));
     expect(missing).toMatchObject({ status: 404, message: "Workflow 'wf_none' not found" });
+  });
+
+  it("reads the tenant's record once a dispatch: the routed run and its search take the guarded tenant", async () => {
+    // The completed run is handed to a sink that keeps it (its recording guards the tenant on its own).
+    const sent: unknown[] = [];
+    const kept = { ...deps, completedRuns: { send: async (message: unknown) => void sent.push(message) } };
+    const reads = vi.spyOn(domains.tenancy.store, 'getTenant');
+    try {
+      const answer = await processAgent(kept, 'gateway_agent', task('late invoices fee'), base);
+      expect(sent).toHaveLength(1);
+      expect(answer).toMatchObject({
+        status: 'completed',
+        result: { routed_to: 'search_agent', result: { profile: 'document_text_semantic' } },
+      });
+      expect(reads).toHaveBeenCalledTimes(1);
+      // A tenant guarded by the caller is taken as is; one of another tenant is not.
+      reads.mockClear();
+      const guarded = await requireTenant(domains.tenancy, 'acme');
+      reads.mockClear();
+      await processAgent(kept, 'search_agent', task('late invoices fee'), { ...base, guarded });
+      expect(reads).not.toHaveBeenCalled();
+      expect(
+        await failure(
+          processAgent(kept, 'search_agent', task('q', { tenant_id: 'ghost' }), { ...base, guarded }),
+        ),
+      ).toMatchObject({ status: 404, message: "Tenant 'ghost:ghost' not registered." });
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   it('searches with the profile that profile selection chooses and names its sources', async () => {

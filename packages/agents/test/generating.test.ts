@@ -182,9 +182,10 @@ async function runOf(
   instructions: string,
   context: Record<string, unknown> = {},
 ): Promise<AgentRun> {
-  const { tenant } = await requireTenant(deps.content.tenancy, 'acme');
+  const guarded = await requireTenant(deps.content.tenancy, 'acme');
   return {
-    tenant,
+    tenant: guarded.tenant,
+    guarded,
     query,
     context: { tenant_id: 'acme', ...context },
     instructions,

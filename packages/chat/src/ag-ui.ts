@@ -13,7 +13,7 @@ import { EventEncoder } from '@ag-ui/encoder';
 import { processAgent } from '@tessera/agents';
 import { type Agents, Chat } from '@tessera/api';
 import { HttpError, log, parseTenantId, type TenantId, ValidationError } from '@tessera/core';
-import { requireTenant } from '@tessera/tenancy';
+import { type GuardedTenant, requireTenant } from '@tessera/tenancy';
 import { answerText } from '@tessera/wiki';
 import { hitsOf, stepsOf } from './answer';
 import { type ChatDeps, contentText, conversationsCall, runnableAgent } from './chat';
@@ -42,6 +42,8 @@ export function parseRunInput(body: unknown): RunAgentInput {
 export interface AgUiTurn {
   agent: Agents.AgentName;
   tenant: TenantId;
+  /** The tenant as the turn's check guarded it, which the dispatch takes (one read of its record). */
+  guarded: GuardedTenant;
   input: RunAgentInput;
   question: string;
   history: Chat.HistoryMessage[];
@@ -58,7 +60,8 @@ export async function agUiTurn(
   baseUrl: string,
 ): Promise<AgUiTurn> {
   const agent = await runnableAgent(deps, agentName, baseUrl);
-  const { tenant } = await requireTenant(deps.agents.content.tenancy, keyTenantId);
+  const guarded = await requireTenant(deps.agents.content.tenancy, keyTenantId);
+  const { tenant } = guarded;
   const forwarded = input.forwardedProps as { tenant_id?: unknown } | undefined;
   if (forwarded && typeof forwarded === 'object' && forwarded.tenant_id !== undefined) {
     const claimed = String(forwarded.tenant_id);
@@ -105,7 +108,7 @@ export async function agUiTurn(
     .map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content }))
     .slice(-Chat.HISTORY_MESSAGES);
   const contextId = Chat.ContextId.safeParse(input.threadId).success ? input.threadId : undefined;
-  return { agent, tenant, input, question, history, contextId };
+  return { agent, tenant, guarded, input, question, history, contextId };
 }
 
 /** Frames of one run: each AG-UI event as `@ag-ui/encoder` writes it, after an `id:` line. */
@@ -150,7 +153,7 @@ export async function runAgUi(
           ...(turn.contextId ? { context_id: turn.contextId } : {}),
         },
       },
-      { ...options, onText: deltas.sink },
+      { ...options, guarded: turn.guarded, onText: deltas.sink },
     );
     await deltas.end();
     if (outcome.status !== 'completed') throw new HttpError(409, outcome.message);

@@ -24,7 +24,7 @@ import {
   ValidationError,
 } from '@tessera/core';
 import { LlmCallError, LlmUnavailableError } from '@tessera/llm';
-import { requireTenant } from '@tessera/tenancy';
+import { type GuardedTenant, requireTenant } from '@tessera/tenancy';
 import { answerText } from '@tessera/wiki';
 import type { ConversationStore, NewMessage } from './conversations';
 import type { HarnessKeyStore } from './harness-keys';
@@ -101,6 +101,8 @@ export interface ChatTurn {
   /** As the caller named it (the answer's `model`). */
   model: string;
   tenant: TenantId;
+  /** The tenant as the turn's check guarded it, which the dispatch takes (one read of its record). */
+  guarded: GuardedTenant;
   contextId: string | undefined;
   question: string;
   /** The request's own earlier messages (used when no conversation is named). */
@@ -177,7 +179,8 @@ export async function chatTurn(
     );
   }
   const agent = await runnableAgent(deps, agentOf(body.model), baseUrl);
-  const { tenant } = await requireTenant(deps.agents.content.tenancy, rawTenant);
+  const guarded = await requireTenant(deps.agents.content.tenancy, rawTenant);
+  const { tenant } = guarded;
   const earlier = body.messages
     .slice(0, -1)
     .filter((message) => message.role === 'user' || message.role === 'assistant')
@@ -191,6 +194,7 @@ export async function chatTurn(
     agent,
     model: body.model?.trim() || 'gateway_agent',
     tenant,
+    guarded,
     contextId: rawContext,
     question,
     earlier,
@@ -246,6 +250,7 @@ export async function answerTurn(
     {
       baseUrl: options.baseUrl,
       signal: options.signal,
+      guarded: turn.guarded,
       ...(options.onText && answersText(turn) ? { onText: options.onText } : {}),
     },
   );
@@ -381,7 +386,8 @@ export async function processInConversation(
     );
   }
   await runnableAgent(deps, name, options.baseUrl);
-  const { tenant } = await requireTenant(deps.agents.content.tenancy, request.context.tenant_id);
+  const guarded = await requireTenant(deps.agents.content.tenancy, request.context.tenant_id);
+  const { tenant } = guarded;
   const history =
     request.context.history ??
     (
@@ -391,7 +397,7 @@ export async function processInConversation(
     deps.agents,
     name,
     { ...request, context: { ...request.context, history } },
-    options,
+    { ...options, guarded },
   );
   if (outcome.status === 'completed') {
     const answer = answerText(outcome.result as Record<string, unknown>);

@@ -1,8 +1,8 @@
 /** Content search for a tenant: one profile, or several fused by reciprocal rank fusion. */
 import type { Search } from '@tessera/api';
-import { BadRequestError, tenantSchemaName } from '@tessera/core';
+import { BadRequestError, parseTenantId, tenantSchemaName } from '@tessera/core';
 import { type Profile, type RankingStrategy, rank, reciprocalRankFusion, type Scored } from '@tessera/search';
-import { requireTenant } from '@tessera/tenancy';
+import { type GuardedTenant, guardTenant, requireTenant, type TenantRef } from '@tessera/tenancy';
 import type { ContentDeps } from './deps';
 import { requireEncoder } from './encoders';
 import { resolveProfile } from './indexing';
@@ -69,14 +69,22 @@ function strategyFor(profile: Profile, requested?: RankingStrategy): RankingStra
   return requested;
 }
 
+/**
+ * Searches for `request.tenant_id`; `guarded` is that tenant as its request's guard already read it (an
+ * agent's run), else the search guards the tenant itself.
+ */
 export async function searchContent(
   deps: ContentDeps,
   request: SearchRequest,
+  guarded?: GuardedTenant,
 ): Promise<Search.SearchResponse> {
   const started = performance.now();
   const names = request.profiles ?? (request.profile ? [request.profile] : []);
   if (names.length === 0) throw new BadRequestError('Give a profile, or a list of profiles to fuse');
-  const { tenant } = await requireTenant(deps.tenancy, request.tenant_id);
+  const { tenant } =
+    guarded && guarded.tenant.full === parseTenantId(request.tenant_id).full
+      ? guarded
+      : await requireTenant(deps.tenancy, request.tenant_id);
   const profiles = await Promise.all(
     [...new Set(names)].map((name) => resolveProfile(deps, tenant.full, name)),
   );
@@ -165,8 +173,8 @@ export async function searchContent(
 }
 
 /** Profiles a tenant can search (its own, then the shipped ones), with whether its schema holds anything yet. */
-export async function listProfiles(deps: ContentDeps, tenantId: string): Promise<Search.ProfileList> {
-  const { tenant, record } = await requireTenant(deps.tenancy, tenantId);
+export async function listProfiles(deps: ContentDeps, ref: TenantRef): Promise<Search.ProfileList> {
+  const { tenant, record } = await guardTenant(deps.tenancy, ref);
   const usable = await deps.profilesFor(tenant.full);
   const profiles = await Promise.all(
     usable.list().map(async (profile) => {

@@ -5,6 +5,7 @@
  * slows or fails the run. Filing one run again (a redelivered message) writes nothing more.
  */
 import { log, type TenantId } from '@tessera/core';
+import type { GuardedTenant } from '@tessera/tenancy';
 import { answerText } from './answer';
 import { saveSession, type WikiDeps } from './service';
 
@@ -18,6 +19,8 @@ export interface CompletedRun {
   /** When the run completed (the session's time); now when not given. */
   completedAt?: number;
   tenant: TenantId;
+  /** The tenant as the run's recording guarded it, when it did (else the filing guards it). */
+  guarded?: GuardedTenant;
   agentName: string;
   query: string;
   result: Record<string, unknown>;
@@ -71,7 +74,7 @@ export async function autoFile(
   if (!reason) return undefined;
   const saved = await saveSession(
     deps,
-    run.tenant.full,
+    run.guarded ?? run.tenant.full,
     { query: run.query, response: run.result, entities, agent_name: run.agentName },
     run.runId ? { runId: run.runId, at: run.completedAt ?? deps.now() } : undefined,
   );

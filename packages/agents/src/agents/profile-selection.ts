@@ -4,6 +4,7 @@
  */
 import type { Agents, Search } from '@tessera/api';
 import { listProfiles } from '@tessera/content';
+import type { TenantRef } from '@tessera/tenancy';
 import type { Agent } from '../agent';
 import type { AgentsDeps } from '../deps';
 
@@ -58,7 +59,7 @@ const typeOf = (modality: Modality): Search.ProfileType => (modality === 'text' 
 
 export async function selectProfile(
   deps: AgentsDeps,
-  tenantFullId: string,
+  tenant: TenantRef,
   query: string,
   only?: Modality,
 ): Promise<Agents.ProfileSelectionResult> {
@@ -66,7 +67,7 @@ export async function selectProfile(
     ? { modality: only, confidence: 1, reasons: [`the agent searches ${only}`] }
     : guessModality(query);
   const wanted = typeOf(guess.modality);
-  const { profiles } = await listProfiles(deps.content, tenantFullId);
+  const { profiles } = await listProfiles(deps.content, tenant);
   const usable = profiles.filter((profile) => profile.type !== 'wiki' && (!only || profile.type === wanted));
   // Content of the wanted modality first, then any content, then the wanted modality's empty profiles.
   const scored = usable
@@ -112,6 +113,6 @@ export const profileSelectionAgent: Agent = {
   name: 'profile_selection_agent',
   async run(deps, run) {
     await run.phase('select_profile');
-    return selectProfile(deps, run.tenant.full, run.query);
+    return selectProfile(deps, run.guarded, run.query);
   },
 };

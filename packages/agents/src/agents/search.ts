@@ -34,7 +34,7 @@ export async function retrieve(
   if (!profile) {
     await run.phase('select_profile');
     profile =
-      (await selectProfile(deps, run.tenant.full, run.query, options.modality)).selected_profile ?? undefined;
+      (await selectProfile(deps, run.guarded, run.query, options.modality)).selected_profile ?? undefined;
   }
   const empty = {
     results: [],
@@ -48,13 +48,17 @@ export async function retrieve(
   } as const;
   if (!profile) return { ...empty, results: [], sources: [], texts: new Map() };
   await run.phase('retrieval');
-  const found = await searchContent(deps.content, {
-    query: run.query,
-    tenant_id: run.tenant.full,
-    profile,
-    strategy: strategy?.data,
-    top_k: options.topK ?? run.context.top_k ?? 10,
-  });
+  const found = await searchContent(
+    deps.content,
+    {
+      query: run.query,
+      tenant_id: run.tenant.full,
+      profile,
+      strategy: strategy?.data,
+      top_k: options.topK ?? run.context.top_k ?? 10,
+    },
+    run.guarded,
+  );
   const textFields = (await resolveProfile(deps.content, run.tenant.full, found.profile ?? profile))
     .text_fields;
   const texts = new Map(
