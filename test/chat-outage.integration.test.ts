@@ -69,11 +69,17 @@ describe('chat when the conversation store fails (integration)', () => {
       'x-tessera-tenant': 'acme',
     });
     expect(answer.status).toBe(503);
+    // The spec's detail, and beside it the OpenAI-style error the openai client reads (as on a stream).
     expect(answer.body).toEqual({
       detail: {
         error: 'service_unavailable',
         service: 'conversations',
         message: 'The conversation store did not answer; retry.',
+      },
+      error: {
+        message: 'The conversation store did not answer; retry.',
+        type: 'service_unavailable',
+        code: '503',
       },
     });
     expect((await call(second.url, 'GET', '/health')).status).toBeLessThan(600);
