@@ -5,7 +5,7 @@
  * Targets (issue 16): a cached read p99 ≤ 5 ms in process, a profile get p99 ≤ 50 ms through the runtime.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -30,24 +30,43 @@ interface Runtime {
   url: string;
   /** The runtime's AWS emulators, when it started them. */
   emulatorUrl?: string;
+  /** CPU milliseconds (user + system, all threads) the runtime process has used so far; undefined off Linux. */
+  cpuMs(): number | undefined;
   stop(): Promise<void>;
 }
 
 /** The runtime's entry point as `npm start` runs it, on free ports, answering once it listens. */
+/** A process's CPU time from `/proc/<pid>/stat` (utime + stime, in clock ticks of 10 ms). */
+function processCpuMs(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Extra Node flags for the runtime under measurement, e.g. `BENCH_RUNTIME_NODE_ARGS=--cpu-prof`. */
+const runtimeNodeArgs = () => (process.env.BENCH_RUNTIME_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 export async function startRuntime(dataDir: string, env: Record<string, string> = {}): Promise<Runtime> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'packages/runtime/src/main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      TESSERA_DATA_DIR: dataDir,
-      TESSERA_PORT: '0',
-      TESSERA_EMULATOR_PORT: '0',
-      TESSERA_LOG_LEVEL: 'warn',
-      TESSERA_SCHEDULER: 'off',
-      ...env,
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...runtimeNodeArgs(), '--import', 'tsx', 'packages/runtime/src/main.ts'],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        TESSERA_DATA_DIR: dataDir,
+        TESSERA_PORT: '0',
+        TESSERA_EMULATOR_PORT: '0',
+        TESSERA_LOG_LEVEL: 'warn',
+        TESSERA_SCHEDULER: 'off',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   const exited = new Promise((resolve) => child.once('exit', resolve));
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
@@ -63,6 +82,7 @@ export async function startRuntime(dataDir: string, env: Record<string, string> 
   return {
     url,
     emulatorUrl: /AWS emulators at (http:\/\/[^\s;]+)/.exec(output)?.[1],
+    cpuMs: () => processCpuMs(child.pid),
     async stop() {
       child.kill('SIGINT');
       await exited;

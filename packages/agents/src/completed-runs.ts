@@ -7,9 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { HttpError, log } from '@tessera/core';
-import { type MemoriesDeps, remember } from '@tessera/memories';
+import { type MemoriesDeps, rememberAll } from '@tessera/memories';
 import { incarnationOf, requireTenant } from '@tessera/tenancy';
-import { answerText, autoFile, sourcesOf, type WikiDeps } from '@tessera/wiki';
+import { answerText, autoFileAll, sourcesOf, type WikiDeps } from '@tessera/wiki';
 import { z } from 'zod';
 import { memoryOf } from './memory';
 
@@ -72,34 +72,66 @@ function compactContext(context: Record<string, unknown>): Record<string, unknow
  * session (slug made of the run's id). Writing the same message again writes nothing more.
  */
 export async function recordCompletedRun(deps: RecordDeps, message: CompletedRunMessage): Promise<void> {
-  const result = message.result;
-  const guarded = await requireTenant(deps.memories.tenancy, message.tenant_id);
-  if (message.tenant_incarnation && incarnationOf(guarded.record) !== message.tenant_incarnation) {
-    log.info('a completed run of a tenant since deleted and created again is not recorded', {
-      tenant: message.tenant_id,
-      run: message.run_id,
+  const [outcome] = await recordTenantRuns(deps, message.tenant_id, [message]);
+  if (outcome) throw outcome;
+}
+
+/**
+ * Writes the completed runs of one tenant: the tenant read once, the memories of the runs of its current
+ * creation in one write, then their wiki filing in one more. Answers, per run, the error that kept it from being
+ * written (undefined once written or left out on purpose).
+ */
+async function recordTenantRuns(
+  deps: RecordDeps,
+  tenantId: string,
+  messages: readonly CompletedRunMessage[],
+): Promise<(unknown | undefined)[]> {
+  let current: CompletedRunMessage[];
+  let guarded: Awaited<ReturnType<typeof requireTenant>>;
+  try {
+    guarded = await requireTenant(deps.memories.tenancy, tenantId);
+    current = messages.filter((message) => {
+      if (!message.tenant_incarnation || incarnationOf(guarded.record) === message.tenant_incarnation)
+        return true;
+      log.info('a completed run of a tenant since deleted and created again is not recorded', {
+        tenant: message.tenant_id,
+        run: message.run_id,
+      });
+      return false;
     });
-    return;
-  }
-  await remember(deps.memories, guarded, message.agent_name, memoryOf(message.query, result), {
-    memoryId: message.run_id,
-    createdAt: message.completed_at,
-  });
-  if (!deps.wiki || !deps.tag) return;
-  await autoFile(
-    deps.wiki,
-    {
-      runId: message.run_id,
-      completedAt: message.completed_at,
-      tenant: guarded.tenant,
+    await rememberAll(
+      deps.memories,
       guarded,
-      agentName: message.agent_name,
-      query: message.query,
-      context: message.context,
-      result,
-    },
-    deps.tag,
-  );
+      current.map((message) => ({
+        agentName: message.agent_name,
+        content: memoryOf(message.query, message.result),
+        once: { memoryId: message.run_id, createdAt: message.completed_at },
+      })),
+    );
+  } catch (error) {
+    return messages.map(() => error);
+  }
+  if (!deps.wiki || !deps.tag || current.length === 0) return messages.map(() => undefined);
+  try {
+    await autoFileAll(
+      deps.wiki,
+      current.map((message) => ({
+        runId: message.run_id,
+        completedAt: message.completed_at,
+        tenant: guarded.tenant,
+        guarded,
+        agentName: message.agent_name,
+        query: message.query,
+        context: message.context,
+        result: message.result,
+      })),
+      deps.tag,
+    );
+  } catch (error) {
+    // The memories are written; another delivery writes them no more and files the runs.
+    return messages.map((message) => (current.includes(message) ? error : undefined));
+  }
+  return messages.map(() => undefined);
 }
 
 /** A failure that another delivery cannot mend: the tenant is gone or being removed, the message is bad. */
@@ -109,33 +141,48 @@ const permanent = (error: unknown) =>
   (error instanceof HttpError && error.status < 500);
 
 /**
- * The queue worker's batch: each record written; the ids of those that failed and may succeed on another
- * delivery are answered as batch item failures (SQS delivers them again, then moves them to the dead-letter
- * queue); a message that can never be written is logged and dropped.
+ * The queue worker's batch: the runs of each tenant written together (`recordTenantRuns`); the ids of those
+ * that failed and may succeed on another delivery are answered as batch item failures (SQS delivers them
+ * again, then moves them to the dead-letter queue); a message that can never be written is logged and dropped.
  */
 export async function recordCompletedRuns(
   deps: RecordDeps,
   records: readonly { messageId: string; body: string }[],
 ): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
   const failed: { itemIdentifier: string }[] = [];
+  const settle = (messageId: string, error: unknown) => {
+    if (error === undefined) return;
+    if (permanent(error)) {
+      log.warn('a completed run could not be recorded; dropped', {
+        message_id: messageId,
+        error: (error as Error).message,
+      });
+      return;
+    }
+    log.warn('a completed run could not be recorded; delivered again', { message: messageId, error });
+    failed.push({ itemIdentifier: messageId });
+  };
+  const byTenant = new Map<string, { messageId: string; message: CompletedRunMessage }[]>();
+  for (const record of records) {
+    let message: CompletedRunMessage;
+    try {
+      message = CompletedRunMessage.parse(JSON.parse(record.body));
+    } catch (error) {
+      settle(record.messageId, error);
+      continue;
+    }
+    const runs = byTenant.get(message.tenant_id) ?? [];
+    runs.push({ messageId: record.messageId, message });
+    byTenant.set(message.tenant_id, runs);
+  }
   await Promise.all(
-    records.map(async (record) => {
-      try {
-        await recordCompletedRun(deps, CompletedRunMessage.parse(JSON.parse(record.body)));
-      } catch (error) {
-        if (permanent(error)) {
-          log.warn('a completed run could not be recorded; dropped', {
-            message_id: record.messageId,
-            error: (error as Error).message,
-          });
-          return;
-        }
-        log.warn('a completed run could not be recorded; delivered again', {
-          message: record.messageId,
-          error,
-        });
-        failed.push({ itemIdentifier: record.messageId });
-      }
+    [...byTenant].map(async ([tenantId, runs]) => {
+      const outcomes = await recordTenantRuns(
+        deps,
+        tenantId,
+        runs.map((run) => run.message),
+      );
+      for (const [i, run] of runs.entries()) settle(run.messageId, outcomes[i]);
     }),
   );
   return { batchItemFailures: failed };

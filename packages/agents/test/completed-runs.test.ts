@@ -93,6 +93,40 @@ describe('completed runs', () => {
     expect(await memoriesOf('quiet')).toHaveLength(1);
   });
 
+  it('writes the runs of one tenant in a batch with one memory write and one wiki write', async () => {
+    const calls = { add: 0, updateMany: 0 };
+    const store = domains.memories.store;
+    const pages = domains.wiki.store;
+    const counted: RecordDeps = {
+      ...writer,
+      memories: {
+        ...domains.memories,
+        store: { ...store, add: (...args) => (calls.add++, store.add(...args)) },
+      },
+      wiki: {
+        ...domains.wiki,
+        store: { ...pages, updateMany: (...args) => (calls.updateMany++, pages.updateMany(...args)) },
+      },
+    };
+    const runs = Array.from({ length: 6 }, (_, i) =>
+      completedRunMessage({
+        tenant_id: 'acme:acme',
+        agent_name: 'search_agent',
+        query: `turn ${i} of a long conversation`,
+        context: { tenant_id: 'acme', history: ['a', 'b', 'c', 'd'] },
+        result: { answer: `answer ${i}` },
+      }),
+    );
+    const sessions = async () =>
+      (await wikiIndex(domains.wiki, 'acme')).pages.filter((page) => page.kind === 'session').length;
+    const before = { memories: (await memoriesOf('acme')).length, sessions: await sessions() };
+    expect(await recordCompletedRuns(counted, records(...runs))).toEqual({ batchItemFailures: [] });
+    expect(calls).toEqual({ add: 1, updateMany: 1 });
+    expect(await memoriesOf('acme')).toHaveLength(before.memories + 6);
+    // Five turns each: every run is filed.
+    expect(await sessions()).toBe(before.sessions + 6);
+  });
+
   it('writes nothing of a run whose tenant was deleted and created again since', async () => {
     const message = completedRunMessage({
       tenant_id: 'quiet:quiet',

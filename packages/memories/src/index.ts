@@ -23,9 +23,11 @@ export {
   MEMORY_SCHEMA,
   type MemoriesDeps,
   memoriesData,
+  type NewMemory,
   putInstructions,
   recallMemories,
   remember,
+  rememberAll,
   tenantInstructions,
 } from './service';
 export type { InstructionsStore, MemoryStore } from './store';

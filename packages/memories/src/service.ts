@@ -63,10 +63,37 @@ export async function deleteMemories(
   return { deleted: await deps.store.delete(schemaOf(tenant), agentName) };
 }
 
+/** A memory to store: its agent and content, and, for a run's memory, the run's id and time (`once`). */
+export interface NewMemory {
+  agentName: string;
+  content: string;
+  once?: { memoryId: string; createdAt: number };
+}
+
 /**
- * Stores one memory of the tenant's agent, deploying the tenant's memory schema on its first. With `once`
- * (the id and time of the run it is the memory of), storing it again keeps the one stored.
+ * Stores memories of the tenant's agents in one write, deploying the tenant's memory schema on its first.
+ * A memory with `once` (the id and time of the run it is the memory of) stored already is kept as it is.
  */
+export async function rememberAll(
+  deps: MemoriesDeps,
+  ref: TenantRef,
+  entries: readonly NewMemory[],
+): Promise<Memory[]> {
+  const guarded = await guardTenant(deps.tenancy, ref);
+  const schema = await ensureTenantSchema(deps.tenancy, guarded, MEMORY_SCHEMA);
+  const memories = entries.map(
+    ({ agentName, content, once }): Memory => ({
+      memory_id: once?.memoryId ?? randomUUID(),
+      agent_name: agentName,
+      content: content.length > MAX_MEMORY_CHARS ? `${content.slice(0, MAX_MEMORY_CHARS - 1)}…` : content,
+      created_at: once?.createdAt ?? deps.now(),
+    }),
+  );
+  if (memories.length > 0) await deps.store.add(schema, memories);
+  return memories;
+}
+
+/** Stores one memory of the tenant's agent (see `rememberAll`). */
 export async function remember(
   deps: MemoriesDeps,
   ref: TenantRef,
@@ -74,16 +101,8 @@ export async function remember(
   content: string,
   once?: { memoryId: string; createdAt: number },
 ): Promise<Memory> {
-  const guarded = await guardTenant(deps.tenancy, ref);
-  const schema = await ensureTenantSchema(deps.tenancy, guarded, MEMORY_SCHEMA);
-  const memory: Memory = {
-    memory_id: once?.memoryId ?? randomUUID(),
-    agent_name: agentName,
-    content: content.length > MAX_MEMORY_CHARS ? `${content.slice(0, MAX_MEMORY_CHARS - 1)}…` : content,
-    created_at: once?.createdAt ?? deps.now(),
-  };
-  await deps.store.add(schema, [memory]);
-  return memory;
+  const [memory] = await rememberAll(deps, ref, [{ agentName, content, once }]);
+  return memory!;
 }
 
 /** The tenant's memories of the agent most relevant to the query, best first. */

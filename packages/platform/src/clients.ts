@@ -30,7 +30,11 @@ export function dynamoClient(): DynamoDBClient {
 }
 
 export function documentClient(): DynamoDBDocumentClient {
-  documentBase ??= new DynamoDBClient({ region: platformEnv.awsRegion, maxAttempts: 3 });
+  if (!documentBase) {
+    documentBase = new DynamoDBClient({ region: platformEnv.awsRegion, maxAttempts: 3 });
+    // As for the plain client: the logger middleware copies every input and output for a no-op logger.
+    documentBase.middlewareStack.remove('loggerMiddleware');
+  }
   documents ??= DynamoDBDocumentClient.from(documentBase, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });

@@ -7,7 +7,7 @@
 import { log, type TenantId } from '@tessera/core';
 import type { GuardedTenant } from '@tessera/tenancy';
 import { answerText } from './answer';
-import { saveSession, type WikiDeps } from './service';
+import { saveSessions, type WikiDeps } from './service';
 
 export const FILING_AGENTS: ReadonlySet<string> = new Set(['detailed_report_agent', 'deep_research_agent']);
 export const FILING_MIN_ENTITIES = 3;
@@ -68,16 +68,42 @@ export async function autoFile(
   run: CompletedRun,
   tag: (text: string) => Promise<string[]>,
 ): Promise<string | undefined> {
-  const tagged = await tag(`${run.query}\n\n${answerText(run.result)}`.slice(0, 20_000));
-  const entities = [...new Set([...listedEntities(run.result), ...tagged])];
-  const reason = filingReason(run.agentName, entities.length, turnsOf(run.context));
-  if (!reason) return undefined;
-  const saved = await saveSession(
-    deps,
-    run.guarded ?? run.tenant.full,
-    { query: run.query, response: run.result, entities, agent_name: run.agentName },
-    run.runId ? { runId: run.runId, at: run.completedAt ?? deps.now() } : undefined,
+  const [slug] = await autoFileAll(deps, [run], tag);
+  return slug;
+}
+
+/**
+ * Files the runs of one tenant for which the rule holds, in one write of its wiki (`saveSessions`). Answers
+ * each run's session slug, or undefined for a run not filed.
+ */
+export async function autoFileAll(
+  deps: WikiDeps,
+  runs: readonly CompletedRun[],
+  tag: (text: string) => Promise<string[]>,
+): Promise<(string | undefined)[]> {
+  if (runs.length === 0) return [];
+  const tenants = new Set(runs.map((run) => run.tenant.full));
+  if (tenants.size > 1) throw new Error(`Runs of ${tenants.size} tenants filed together`);
+  const judged = await Promise.all(
+    runs.map(async (run) => {
+      const tagged = await tag(`${run.query}\n\n${answerText(run.result)}`.slice(0, 20_000));
+      const entities = [...new Set([...listedEntities(run.result), ...tagged])];
+      return { run, entities, reason: filingReason(run.agentName, entities.length, turnsOf(run.context)) };
+    }),
   );
-  log.info('agent run filed to the wiki', { tenant: run.tenant.full, slug: saved.slug, reason });
-  return saved.slug;
+  const filed = judged.filter((judgement) => judgement.reason !== undefined);
+  if (filed.length === 0) return runs.map(() => undefined);
+  const first = filed[0]!.run;
+  const saved = await saveSessions(
+    deps,
+    first.guarded ?? first.tenant.full,
+    filed.map(({ run, entities }) => ({
+      input: { query: run.query, response: run.result, entities, agent_name: run.agentName },
+      once: run.runId ? { runId: run.runId, at: run.completedAt ?? deps.now() } : undefined,
+    })),
+  );
+  const slugs = new Map(filed.map(({ run }, i) => [run, saved[i]!.slug]));
+  for (const [i, { run, reason }] of filed.entries())
+    log.info('agent run filed to the wiki', { tenant: run.tenant.full, slug: saved[i]!.slug, reason });
+  return runs.map((run) => slugs.get(run));
 }

@@ -1,6 +1,7 @@
 export { answerText } from './answer';
 export {
   autoFile,
+  autoFileAll,
   type CompletedRun,
   FILING_AGENTS,
   FILING_MIN_ENTITIES,
@@ -10,7 +11,7 @@ export {
 } from './autofile';
 export { DEFAULT_LOCK_TIMING, DynamoPageLocks, type LockTiming } from './dynamo-locks';
 export { LanceWikiStore } from './lance-wiki-store';
-export { type PageLocks, ProcessPageLocks } from './locks';
+export { holdAll, type PageLocks, ProcessPageLocks } from './locks';
 export {
   EMPTY_CHARS,
   type Entity,
@@ -32,13 +33,15 @@ export {
   publicPage,
   type SaveInput,
   type SaveOnce,
+  type SessionSave,
   saveSession,
+  saveSessions,
   searchWiki,
   WIKI_SCHEMA,
   type WikiDeps,
   wikiIndex,
   wikiSchemaOf,
 } from './service';
-export type { StoredPage, WikiStore } from './store';
+export { applyChanges, type PageChange, type StoredPage, type WikiStore } from './store';
 export { PageIndex } from './text-index';
 export { wiki, wikiData } from './wiring';

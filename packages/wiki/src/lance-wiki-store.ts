@@ -13,8 +13,8 @@ import {
   type SchemaTemplate,
   sqlString,
 } from '@tessera/search';
-import type { PageLocks } from './locks';
-import type { StoredPage, WikiStore } from './store';
+import { holdAll, type PageLocks } from './locks';
+import { applyChanges, type PageChange, type StoredPage, type WikiStore } from './store';
 import { PageIndex } from './text-index';
 
 const COLUMNS = [
@@ -160,28 +160,44 @@ export class LanceWikiStore implements WikiStore {
     }
   }
 
-  update(
+  async update(
     schema: string,
     slug: string,
     change: (current: StoredPage | undefined) => StoredPage | undefined,
   ): Promise<StoredPage | undefined> {
-    return this.locks.hold(schema, slug, async () => {
+    return (await this.updateMany(schema, [{ slug, change }])).get(slug);
+  }
+
+  updateMany(schema: string, changes: readonly PageChange[]): Promise<Map<string, StoredPage | undefined>> {
+    const slugs = new Set(changes.map((change) => change.slug));
+    return holdAll(this.locks, schema, slugs, async () => {
       const table = await this.db.openTable(schema);
       if (!table) throw new Error(`Wiki schema ${schema} is not deployed`);
-      const [current] = await this.read(table, `document_id = ${sqlString(slug)}`);
-      const next = change(current);
-      if (!next) return current;
+      const current = new Map<string, StoredPage>();
+      const listed = [...slugs];
+      for (let start = 0; start < listed.length; start += 500) {
+        const names = listed
+          .slice(start, start + 500)
+          .map(sqlString)
+          .join(', ');
+        for (const page of await this.read(table, `document_id IN (${names})`)) current.set(page.slug, page);
+      }
+      const { pages, changed } = applyChanges(current, changes);
+      if (changed.size === 0) return pages;
+      const written = [...changed].map((slug) => pages.get(slug)!);
       const before = await table.version();
-      const rows = documentTable(this.template, [rowOf(next)]) as never;
-      // Under the page's lock nobody else writes it: a new page is an append, which reads nothing.
-      if (current) {
+      const rows = documentTable(this.template, written.map(rowOf)) as never;
+      // Under the pages' locks nobody else writes them: new pages only are an append, which reads nothing.
+      if (written.some((page) => current.has(page.slug))) {
         await table.mergeInsert('document_id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows);
       } else {
         await table.add(rows);
       }
       lanceMaintenance(this.db).touch(schema);
-      await this.patch(schema, table, before, (index) => index.set(next));
-      return next;
+      await this.patch(schema, table, before, (index) => {
+        for (const page of written) index.set(page);
+      });
+      return pages;
     });
   }
 

@@ -22,3 +22,12 @@ export class ProcessPageLocks implements PageLocks {
 
   async purge(): Promise<void> {}
 }
+
+/**
+ * Runs `task` holding the locks of every slug, taken one after another in slug order: two holders of
+ * overlapping sets, in any processes, never wait on each other.
+ */
+export function holdAll<T>(locks: PageLocks, scope: string, slugs: Iterable<string>, task: () => Promise<T>) {
+  const sorted = [...new Set(slugs)].sort();
+  return sorted.reduceRight<() => Promise<T>>((inner, slug) => () => locks.hold(scope, slug, inner), task)();
+}

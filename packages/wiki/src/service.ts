@@ -19,7 +19,7 @@ import {
   snippet,
   topicAfterSession,
 } from './pages';
-import type { StoredPage, WikiStore } from './store';
+import type { PageChange, StoredPage, WikiStore } from './store';
 
 export const WIKI_SCHEMA = 'wiki';
 
@@ -50,9 +50,15 @@ export interface SaveOnce {
   at: number;
 }
 
+/** One session to save: what was asked and answered, and, for an agent run's filing, the run (`once`). */
+export interface SessionSave {
+  input: SaveInput;
+  once?: SaveOnce;
+}
+
 /**
- * Saves a session: a topic page per entity, the index page, then its own page, which is written last so
- * that, for a save `once` per run, a session page under the run's slug means the whole save is done.
+ * Saves a session: its own page, a topic page per entity and, when a topic page is new, the index page, all
+ * in one write (see `saveSessions`).
  */
 export async function saveSession(
   deps: WikiDeps,
@@ -60,36 +66,76 @@ export async function saveSession(
   input: SaveInput,
   once?: SaveOnce,
 ): Promise<Wiki.SaveResult> {
+  const [saved] = await saveSessions(deps, tenant, [{ input, once }]);
+  return saved!;
+}
+
+/**
+ * Saves sessions of one tenant in one write of its wiki: each session's page, the topic page of each entity
+ * it mentions, and the index page when a topic page is new. The pages change together under their locks, so
+ * a session page under a run's slug means its whole save is done: a save `once` whose session page exists
+ * (the same run filed again) changes nothing. The index is locked only when a session names entities.
+ */
+export async function saveSessions(
+  deps: WikiDeps,
+  tenant: TenantRef,
+  saves: readonly SessionSave[],
+): Promise<Wiki.SaveResult[]> {
   const guarded = await guardTenant(deps.tenancy, tenant);
   const schema = await ensureTenantSchema(deps.tenancy, guarded, WIKI_SCHEMA);
-  const now = once?.at ?? deps.now();
-  const entities = entitiesOf(input.entities);
-  const slug = once ? sessionSlug(now, input.query, once.runId) : sessionSlug(now, input.query);
-  const saved = { status: 'saved' as const, slug, topics: entities.map((e) => e.slug) };
-  if (once && (await deps.store.get(schema, slug))) return saved;
-  const session = sessionPage({
-    slug,
-    query: input.query,
-    response: input.response,
-    agentName: input.agent_name,
-    entities,
-    now,
+  const sessions = saves.map(({ input, once }) => {
+    const now = once?.at ?? deps.now();
+    const entities = entitiesOf(input.entities);
+    const slug = once ? sessionSlug(now, input.query, once.runId) : sessionSlug(now, input.query);
+    const page = sessionPage({
+      slug,
+      query: input.query,
+      response: input.response,
+      agentName: input.agent_name,
+      entities,
+      now,
+    });
+    return { page, entities, now, once: once !== undefined };
   });
+  const filed = new Set<string>();
   const created: StoredPage[] = [];
-  await Promise.all(
-    entities.map((entity) =>
-      deps.store.update(schema, entity.slug, (current) => {
-        const next = topicAfterSession(current, entity, session, entities, now);
-        if (!current) created.push(next);
-        return next;
-      }),
-    ),
-  );
-  if (created.length > 0) {
-    await deps.store.update(schema, INDEX_SLUG, (current) => indexAfter(current, { added: created }, now));
+  // Sessions first: a run's session saved before (its filing delivered again) leaves its topics as they are.
+  const changes: PageChange[] = sessions.map(({ page, once }) => ({
+    slug: page.slug,
+    change: (current) => {
+      if (current && once) {
+        filed.add(page.slug);
+        return undefined;
+      }
+      return page;
+    },
+  }));
+  for (const { page, entities, now } of sessions) {
+    for (const entity of entities) {
+      changes.push({
+        slug: entity.slug,
+        change: (current) => {
+          if (filed.has(page.slug)) return undefined;
+          const next = topicAfterSession(current, entity, page, entities, now);
+          if (!current) created.push(next);
+          return next;
+        },
+      });
+    }
   }
-  await deps.store.update(schema, session.slug, () => session);
-  return saved;
+  if (sessions.some(({ entities }) => entities.length > 0)) {
+    const now = Math.max(...sessions.map((session) => session.now));
+    changes.push({
+      slug: INDEX_SLUG,
+      change: (current) => (created.length > 0 ? indexAfter(current, { added: created }, now) : undefined),
+    });
+  }
+  await deps.store.updateMany(schema, changes);
+  return sessions.map(({ page, entities }) => ({
+    status: 'saved' as const,
+    slug: page.slug,
+    topics: entities.map((entity) => entity.slug),
+  }));
 }
 
 export async function searchWiki(

@@ -6,6 +6,7 @@ import { fakeDomains } from '@tessera/testing/fakes';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   autoFile,
+  autoFileAll,
   deletePage,
   filingReason,
   getPage,
@@ -238,6 +239,77 @@ describe('filing one run', () => {
     expect(after.filter((page) => page.kind === 'session' && page.query === run.query)).toHaveLength(1);
     // Another run of the same query is another session.
     expect(await autoFile(deps, { ...run, runId: 'run-43' }, tag)).not.toBe(slug);
+  });
+});
+
+describe('filing a batch of runs', () => {
+  it('files the runs of one tenant in one write: sessions, shared topics and the index, once however often', async () => {
+    const tenant = parseTenantId('file');
+    const tag = async (text: string) =>
+      ['Alan Turing', 'Bletchley Park', 'Enigma'].filter((n) => text.includes(n));
+    const run = (n: number, query: string) => ({
+      runId: `batch-${n}`,
+      completedAt: Date.UTC(2026, 1, 3, 4, 5, n),
+      tenant,
+      agentName: 'search_agent',
+      query,
+      result: { answer: 'At Bletchley Park, on Enigma.' },
+      context: {},
+    });
+    const runs = [
+      run(1, 'Alan Turing at Bletchley Park'),
+      run(2, 'Alan Turing and Enigma'),
+      { ...run(3, 'small talk'), result: { answer: 'nothing to file' } },
+    ];
+    const schema = wikiSchemaOf(tenant);
+    const writes: number[] = [];
+    const counting = {
+      ...deps,
+      store: {
+        ...deps.store,
+        updateMany: (name: string, changes: Parameters<typeof deps.store.updateMany>[1]) => {
+          writes.push(changes.length);
+          return deps.store.updateMany(name, changes);
+        },
+      },
+    };
+    const slugs = await autoFileAll(counting, runs, tag);
+    expect(writes).toHaveLength(1);
+    expect(slugs[0]).toMatch(/^session_20260203040501_/);
+    expect(slugs[1]).toMatch(/^session_20260203040502_/);
+    expect(slugs[2]).toBeUndefined();
+    const turing = await getPage(deps, 'file', 'alan_turing');
+    expect(turing.version).toBe(2);
+    expect(turing.cross_refs).toEqual(
+      expect.arrayContaining([slugs[0], slugs[1], 'bletchley_park', 'enigma']),
+    );
+    const index = await getPage(deps, 'file', 'index');
+    expect(index.cross_refs).toEqual(expect.arrayContaining(['alan_turing', 'bletchley_park', 'enigma']));
+
+    // Filed again (a redelivered batch): nothing changes.
+    const before = await deps.store.list(schema);
+    expect(await autoFileAll(deps, runs, tag)).toEqual(slugs);
+    expect(await deps.store.list(schema)).toEqual(before);
+    // With a new run beside a filed one: only the new one is filed.
+    const again = await autoFileAll(deps, [runs[0]!, run(4, 'Alan Turing again')], tag);
+    expect(again[0]).toBe(slugs[0]);
+    expect(again[1]).toMatch(/^session_20260203040504_/);
+    const after = await getPage(deps, 'file', 'alan_turing');
+    expect(after.version).toBe(3);
+    expect(after.cross_refs.filter((ref) => ref.startsWith('session_'))).toHaveLength(3);
+  });
+
+  it('refuses runs of two tenants in one filing', async () => {
+    const runOf = (id: string) => ({
+      tenant: parseTenantId(id),
+      agentName: 'detailed_report_agent',
+      query: 'q',
+      result: { answer: 'a' },
+      context: {},
+    });
+    await expect(autoFileAll(deps, [runOf('file'), runOf('acme')], async () => [])).rejects.toThrow(
+      /2 tenants/,
+    );
   });
 });
 

@@ -59,6 +59,69 @@ export function wikiStoreContract(name: string, subject: () => WikiStoreSubject)
       expect((await store.list(schema)).map((p) => p.slug)).toEqual(['marie_curie']);
     });
 
+    it('writes several pages in one updateMany: changes in order, a slug named twice sees its first change', async () => {
+      const { store, deploy } = subject();
+      const schema = unique('wiki_many');
+      await deploy(schema);
+      await store.update(schema, 'argon', () => wikiPage('argon', { version: 1 }));
+      const seen: (number | undefined)[] = [];
+      const pages = await store.updateMany(schema, [
+        { slug: 'neon', change: () => wikiPage('neon', { cross_refs: ['argon'] }) },
+        {
+          slug: 'argon',
+          change: (current) => {
+            seen.push(current?.version);
+            return wikiPage('argon', { version: current!.version + 1 });
+          },
+        },
+        {
+          slug: 'argon',
+          change: (current) => {
+            seen.push(current?.version);
+            return wikiPage('argon', { version: current!.version + 1, content: '# Argon\n\nNoble.\n' });
+          },
+        },
+        { slug: 'xenon', change: () => undefined },
+      ]);
+      expect(seen).toEqual([1, 2]);
+      expect(pages.get('argon')).toMatchObject({ version: 3, content: '# Argon\n\nNoble.\n' });
+      expect(pages.get('neon')).toMatchObject({ cross_refs: ['argon'] });
+      expect(pages.has('xenon')).toBe(true);
+      expect(pages.get('xenon')).toBeUndefined();
+      expect((await store.list(schema)).map((p) => p.slug).sort()).toEqual(['argon', 'neon']);
+      expect(await store.get(schema, 'argon')).toEqual(pages.get('argon'));
+      expect((await store.search(schema, 'noble', 5)).map((h) => h.page.slug)).toEqual(['argon']);
+      // Nothing changed: nothing written.
+      const unchanged = await store.updateMany(schema, [{ slug: 'neon', change: () => undefined }]);
+      expect(unchanged.get('neon')).toEqual(pages.get('neon'));
+    });
+
+    it('loses nothing and waits on nothing when updateMany writers of overlapping pages race, from two stores', async () => {
+      const { store, deploy, other } = subject();
+      const schema = unique('wiki_many_race');
+      await deploy(schema);
+      const second = other?.() ?? store;
+      const add = (slug: string, ref: string) => (current: StoredPage | undefined) =>
+        wikiPage(slug, {
+          cross_refs: [...(current?.cross_refs ?? []), ref],
+          version: (current?.version ?? 0) + 1,
+        });
+      await Promise.all(
+        Array.from({ length: 12 }, (_, i) => {
+          const slugs = i % 2 === 0 ? ['alpha', 'beta'] : ['beta', 'alpha'];
+          return (i % 3 === 0 ? second : store).updateMany(
+            schema,
+            slugs.map((slug) => ({ slug, change: add(slug, `w${i}`) })),
+          );
+        }),
+      );
+      for (const slug of ['alpha', 'beta']) {
+        const page = (await store.get(schema, slug))!;
+        expect(page.version).toBe(12);
+        expect([...page.cross_refs].sort()).toEqual(Array.from({ length: 12 }, (_, i) => `w${i}`).sort());
+      }
+    }, 120_000);
+
     it('searches titles and contents, best first, and forgets removed pages', async () => {
       const { store, deploy } = subject();
       const schema = unique('wiki_search');

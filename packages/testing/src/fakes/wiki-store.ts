@@ -4,7 +4,7 @@
  * adapter's do.
  */
 import { KeyedSerializer } from '@tessera/core';
-import { PageIndex, type StoredPage, type WikiStore } from '@tessera/wiki';
+import { applyChanges, type PageChange, PageIndex, type StoredPage, type WikiStore } from '@tessera/wiki';
 import type { InMemorySearchDatabase } from './search';
 
 function pageOf(row: Record<string, unknown>): StoredPage {
@@ -37,18 +37,35 @@ export class InMemoryWikiStore implements WikiStore {
     return index.search(query, limit);
   }
 
-  update(schema: string, slug: string, change: (current: StoredPage | undefined) => StoredPage | undefined) {
-    return this.locks.run(`${schema}\u0000${slug}`, async () => {
-      const table = this.db.requireTable(schema);
-      // A turn of the event loop between read and write, as a real store has: a missing lock would show.
-      const current = await this.get(schema, slug);
-      await new Promise((resolve) => setImmediate(resolve));
-      const next = change(current);
-      if (!next) return current;
-      table.rows.set(slug, structuredClone({ document_id: slug, ...next }));
-      table.version++;
-      return structuredClone(next);
-    });
+  async update(
+    schema: string,
+    slug: string,
+    change: (current: StoredPage | undefined) => StoredPage | undefined,
+  ) {
+    return (await this.updateMany(schema, [{ slug, change }])).get(slug);
+  }
+
+  updateMany(schema: string, changes: readonly PageChange[]) {
+    const slugs = [...new Set(changes.map((change) => change.slug))].sort();
+    const run = slugs.reduceRight<() => Promise<Map<string, StoredPage | undefined>>>(
+      (inner, slug) => () => this.locks.run(`${schema}\u0000${slug}`, inner),
+      async () => {
+        const table = this.db.requireTable(schema);
+        const current = new Map<string, StoredPage>();
+        for (const slug of slugs) {
+          const page = await this.get(schema, slug);
+          if (page) current.set(slug, page);
+        }
+        // A turn of the event loop between read and write, as a real store has: a missing lock would show.
+        await new Promise((resolve) => setImmediate(resolve));
+        const { pages, changed } = applyChanges(current, changes);
+        for (const slug of changed)
+          table.rows.set(slug, structuredClone({ document_id: slug, ...pages.get(slug)! }));
+        if (changed.size > 0) table.version++;
+        return new Map([...pages].map(([slug, page]) => [slug, structuredClone(page)]));
+      },
+    );
+    return run();
   }
 
   remove(schema: string, slug: string) {
