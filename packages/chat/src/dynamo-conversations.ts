@@ -4,14 +4,16 @@
  * writes rows of its own, so appends from concurrent requests never overwrite each other.
  */
 import { randomBytes } from 'node:crypto';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  type QueryCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { batchDelete, batchPut, documentClient, resourceName, tables } from '@tessera/platform';
+  batchDelete,
+  batchPut,
+  documentClient,
+  queryPage,
+  resourceName,
+  tables,
+  updateItem,
+} from '@tessera/platform';
 import {
   type ConversationStore,
   type NewMessage,
@@ -48,21 +50,21 @@ export class DynamoConversationStore implements ConversationStore {
 
   constructor(private readonly client: DynamoDBDocumentClient = documentClient()) {}
 
-  private async query(input: Omit<QueryCommandInput, 'TableName'>, limit = Number.POSITIVE_INFINITY) {
+  private async query(
+    input: Omit<Parameters<typeof queryPage>[0], 'TableName'>,
+    limit = Number.POSITIVE_INFINITY,
+  ) {
     const items: Item[] = [];
     let start: Item | undefined;
     do {
-      const page = await this.client.send(
-        new QueryCommand({
-          ...input,
-          TableName: this.table,
-          ConsistentRead: true,
-          ...(Number.isFinite(limit) ? { Limit: Math.min(limit - items.length, 1000) } : {}),
-          ExclusiveStartKey: start,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
+      const page = await queryPage({
+        ...input,
+        TableName: this.table,
+        ...(Number.isFinite(limit) ? { Limit: Math.min(limit - items.length, 1000) } : {}),
+        ExclusiveStartKey: start,
+      });
+      items.push(...page.items);
+      start = page.next;
     } while (start && items.length < limit);
     return items;
   }
@@ -92,20 +94,18 @@ export class DynamoConversationStore implements ConversationStore {
         ...(message.agent ? { agent: message.agent } : {}),
       })),
     );
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { tenant_id: tenantId, item_key: threadKey(contextId) },
-        UpdateExpression:
-          'SET context_id = :context, title = if_not_exists(title, :title), created_at = if_not_exists(created_at, :now), updated_at = :now ADD message_count :count',
-        ExpressionAttributeValues: {
-          ':context': contextId,
-          ':title': titleOf(messages[0]!.content),
-          ':now': now,
-          ':count': messages.length,
-        },
-      }),
-    );
+    await updateItem({
+      TableName: this.table,
+      Key: { tenant_id: tenantId, item_key: threadKey(contextId) },
+      UpdateExpression:
+        'SET context_id = :context, title = if_not_exists(title, :title), created_at = if_not_exists(created_at, :now), updated_at = :now ADD message_count :count',
+      ExpressionAttributeValues: {
+        ':context': contextId,
+        ':title': titleOf(messages[0]!.content),
+        ':now': now,
+        ':count': messages.length,
+      },
+    });
   }
 
   async recent(tenantId: string, contextId: string, limit: number): Promise<StoredMessage[]> {

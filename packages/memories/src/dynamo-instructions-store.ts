@@ -3,8 +3,8 @@
  * conditional on the stored one being the version before, so of concurrent writers exactly one takes each
  * version.
  */
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { conditional, documentClient, resourceName, tables } from '@tessera/platform';
+import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { conditional, documentClient, getItem, resourceName, tables } from '@tessera/platform';
 import { InstructionsRecord } from './model';
 import type { InstructionsStore } from './store';
 
@@ -14,10 +14,8 @@ export class DynamoInstructionsStore implements InstructionsStore {
   constructor(private readonly client: DynamoDBDocumentClient = documentClient()) {}
 
   async get(tenantId: string) {
-    const answer = await this.client.send(
-      new GetCommand({ TableName: this.table, Key: { tenant_id: tenantId }, ConsistentRead: true }),
-    );
-    return answer.Item ? InstructionsRecord.parse(answer.Item) : undefined;
+    const item = await getItem(this.table, { tenant_id: tenantId });
+    return item ? InstructionsRecord.parse(item) : undefined;
   }
 
   async put(record: InstructionsRecord) {

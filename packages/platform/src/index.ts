@@ -4,6 +4,7 @@ export { conditional } from './conditional';
 export { hasCustomEndpoint, platformEnv, resourceName, secretReferences, streamingUrl } from './env';
 export type { ServiceHealth } from './health';
 export { awsServicesHealth, probe } from './health';
+export { getItem, queryPage, updateItem } from './items';
 export { provisionResources } from './provision';
 export type { BucketDef, NotificationDef, QueueDef, TableDef } from './resources';
 export {

@@ -10,7 +10,7 @@ import {
   ScanCommand,
   type ScanCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { documentClient, resourceName, tables } from '@tessera/platform';
+import { documentClient, getItem, resourceName, tables } from '@tessera/platform';
 import type { z } from 'zod';
 import { Organization, RegistryRow, TenantRecord, TierRecord } from './records';
 import type { TenancyStore } from './store';
@@ -35,10 +35,8 @@ export class DynamoTenancyStore implements TenancyStore {
   constructor(private readonly client: DynamoDBDocumentClient = documentClient()) {}
 
   private async get<S extends z.ZodType>(table: string, key: Record<string, string>, schema: S) {
-    const result = await this.client.send(
-      new GetCommand({ TableName: table, Key: key, ConsistentRead: true }),
-    );
-    return result.Item ? (schema.parse(result.Item) as z.output<S>) : undefined;
+    const item = await getItem(table, key);
+    return item ? (schema.parse(item) as z.output<S>) : undefined;
   }
 
   private async scan<S extends z.ZodType>(input: ScanCommandInput, schema: S): Promise<z.output<S>[]> {
