@@ -11,7 +11,7 @@ export {
 } from './autofile';
 export { DEFAULT_LOCK_TIMING, DynamoPageLocks, type LockTiming } from './dynamo-locks';
 export { LanceWikiStore } from './lance-wiki-store';
-export { holdAll, type PageLocks, ProcessPageLocks } from './locks';
+export { holdAll, lockOf, type PageLocks, ProcessPageLocks, SESSIONS_LOCK } from './locks';
 export {
   EMPTY_CHARS,
   type Entity,

@@ -13,7 +13,7 @@ import {
   type SchemaTemplate,
   sqlString,
 } from '@tessera/search';
-import { holdAll, type PageLocks } from './locks';
+import { holdAll, lockOf, type PageLocks } from './locks';
 import { applyChanges, type PageChange, type StoredPage, type WikiStore } from './store';
 import { PageIndex } from './text-index';
 
@@ -202,7 +202,7 @@ export class LanceWikiStore implements WikiStore {
   }
 
   remove(schema: string, slug: string): Promise<boolean> {
-    return this.locks.hold(schema, slug, async () => {
+    return this.locks.hold(schema, lockOf(slug), async () => {
       const table = await this.db.openTable(schema);
       if (!table) return false;
       const [current] = await this.read(table, `document_id = ${sqlString(slug)}`);

@@ -23,11 +23,20 @@ export class ProcessPageLocks implements PageLocks {
   async purge(): Promise<void> {}
 }
 
+/** The lock every session page is written under: one a batch of filings takes, not one a session. */
+export const SESSIONS_LOCK = '#sessions';
+
 /**
- * Runs `task` holding the locks of every slug, taken one after another in slug order: two holders of
- * overlapping sets, in any processes, never wait on each other.
+ * The lock a page is written under: its slug, except session pages, which share one (a session page is
+ * written once, by its save; the lock only keeps two deliveries of one run's filing apart).
+ */
+export const lockOf = (slug: string) => (slug.startsWith('session_') ? SESSIONS_LOCK : slug);
+
+/**
+ * Runs `task` holding the locks of every slug's page (`lockOf`), taken one after another in lock order: two
+ * holders of overlapping sets, in any processes, never wait on each other.
  */
 export function holdAll<T>(locks: PageLocks, scope: string, slugs: Iterable<string>, task: () => Promise<T>) {
-  const sorted = [...new Set(slugs)].sort();
-  return sorted.reduceRight<() => Promise<T>>((inner, slug) => () => locks.hold(scope, slug, inner), task)();
+  const sorted = [...new Set([...slugs].map(lockOf))].sort();
+  return sorted.reduceRight<() => Promise<T>>((inner, lock) => () => locks.hold(scope, lock, inner), task)();
 }

@@ -10,7 +10,9 @@ import {
   deletePage,
   filingReason,
   getPage,
+  holdAll,
   lintWiki,
+  SESSIONS_LOCK,
   saveSession,
   searchWiki,
   turnsOf,
@@ -297,6 +299,23 @@ describe('filing a batch of runs', () => {
     const after = await getPage(deps, 'file', 'alan_turing');
     expect(after.version).toBe(3);
     expect(after.cross_refs.filter((ref) => ref.startsWith('session_'))).toHaveLength(3);
+  });
+
+  it('takes one lock for every session page of a write, and each other page its own, in order', async () => {
+    const taken: string[] = [];
+    const locks = {
+      hold: <T>(_scope: string, slug: string, task: () => Promise<T>) => (taken.push(slug), task()),
+      purge: async () => {},
+    };
+    const slugs = [
+      'session_20260203040501_aa',
+      'index',
+      'enigma',
+      'session_20260203040502_bb',
+      'alan_turing',
+    ];
+    expect(await holdAll(locks, 'wiki_x', slugs, async () => 'done')).toBe('done');
+    expect(taken).toEqual([SESSIONS_LOCK, 'alan_turing', 'enigma', 'index']);
   });
 
   it('refuses runs of two tenants in one filing', async () => {

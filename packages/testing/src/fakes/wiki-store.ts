@@ -4,7 +4,14 @@
  * adapter's do.
  */
 import { KeyedSerializer } from '@tessera/core';
-import { applyChanges, type PageChange, PageIndex, type StoredPage, type WikiStore } from '@tessera/wiki';
+import {
+  applyChanges,
+  lockOf,
+  type PageChange,
+  PageIndex,
+  type StoredPage,
+  type WikiStore,
+} from '@tessera/wiki';
 import type { InMemorySearchDatabase } from './search';
 
 function pageOf(row: Record<string, unknown>): StoredPage {
@@ -46,9 +53,10 @@ export class InMemoryWikiStore implements WikiStore {
   }
 
   updateMany(schema: string, changes: readonly PageChange[]) {
-    const slugs = [...new Set(changes.map((change) => change.slug))].sort();
-    const run = slugs.reduceRight<() => Promise<Map<string, StoredPage | undefined>>>(
-      (inner, slug) => () => this.locks.run(`${schema}\u0000${slug}`, inner),
+    const slugs = [...new Set(changes.map((change) => change.slug))];
+    const locks = [...new Set(slugs.map(lockOf))].sort();
+    const run = locks.reduceRight<() => Promise<Map<string, StoredPage | undefined>>>(
+      (inner, lock) => () => this.locks.run(`${schema}\u0000${lock}`, inner),
       async () => {
         const table = this.db.requireTable(schema);
         const current = new Map<string, StoredPage>();
@@ -69,7 +77,7 @@ export class InMemoryWikiStore implements WikiStore {
   }
 
   remove(schema: string, slug: string) {
-    return this.locks.run(`${schema}\u0000${slug}`, async () => {
+    return this.locks.run(`${schema}\u0000${lockOf(slug)}`, async () => {
       const table = this.db.table(schema);
       if (!table?.rows.delete(slug)) return false;
       table.version++;
