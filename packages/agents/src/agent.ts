@@ -13,8 +13,11 @@ export interface AgentRun {
   guarded: GuardedTenant;
   query: string;
   context: ProcessContext;
-  /** The tenant's instructions ('' when none), put in every system prompt this run sends. */
-  instructions: string;
+  /**
+   * The tenant's instructions ('' when none), put in every system prompt this run sends: read on the first
+   * prompt of the request's runs, so a run that prompts no model reads none.
+   */
+  instructions(): Promise<string>;
   /** The tenant's memories of this agent relevant to a query, best first. */
   recall(
     query: string,
@@ -57,8 +60,8 @@ export interface Agent {
 }
 
 /** The tenant's instructions ahead of an agent's own system prompt, when it has any. */
-export function systemPrompt(run: Pick<AgentRun, 'instructions'>, prompt: string): string {
-  const instructions = run.instructions.trim();
+export async function systemPrompt(run: Pick<AgentRun, 'instructions'>, prompt: string): Promise<string> {
+  const instructions = (await run.instructions()).trim();
   return instructions === '' ? prompt : `Instructions of this tenant:\n${instructions}\n\n${prompt}`;
 }
 

@@ -90,7 +90,7 @@ export async function processAgent(
     options.guarded && options.guarded.tenant.full === parseTenantId(request.context.tenant_id).full
       ? options.guarded
       : await requireTenant(deps.content.tenancy, request.context.tenant_id);
-  const instructions = await tenantInstructions(deps.memories, guarded.tenant.full);
+  const instructions = instructionsOf(deps, guarded);
   const scope: RunScope = { deps, agents, guarded, instructions, onText: options.onText };
   const budget = AbortSignal.timeout(entry.timeout * 1000);
   const signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
@@ -210,7 +210,7 @@ export async function runAgentTask(
   const agents = await registeredAgents(deps, options.baseUrl);
   const { entry, agent } = runnable(agents, name);
   const guarded = await requireTenant(deps.content.tenancy, context.tenant_id);
-  const instructions = await tenantInstructions(deps.memories, guarded.tenant.full);
+  const instructions = instructionsOf(deps, guarded);
   const scope: RunScope = { deps, agents, guarded, instructions, onText: options.onText };
   const budget = AbortSignal.timeout(entry.timeout * 1000);
   const signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
@@ -242,7 +242,7 @@ export async function runKnowledgeAgent(
   if (!agent) throw new AgentNotAvailableError(entry.name);
   const guarded = await requireTenant(deps.content.tenancy, tenantId);
   // Knowledge agents prompt no LLM: the tenant's instructions are not read.
-  const scope: RunScope = { deps, agents, guarded, instructions: '' };
+  const scope: RunScope = { deps, agents, guarded, instructions: async () => '' };
   const budget = AbortSignal.timeout(entry.timeout * 1000);
   const signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
   const context = { ...body, tenant_id: guarded.tenant.full };
@@ -262,8 +262,24 @@ interface RunScope {
   deps: AgentsDeps;
   agents: RegisteredAgent[];
   guarded: GuardedTenant;
-  instructions: string;
+  instructions: () => Promise<string>;
   onText?: TextSink;
+}
+
+/** The tenant's instructions, read once for every run of the request, and only when one prompts a model. */
+function instructionsOf(deps: AgentsDeps, guarded: GuardedTenant): () => Promise<string> {
+  let read: Promise<string> | undefined;
+  return () => {
+    if (!read) {
+      const reading = tenantInstructions(deps.memories, guarded.tenant.full);
+      // A read that failed is tried again by the next prompt.
+      reading.catch(() => {
+        if (read === reading) read = undefined;
+      });
+      read = reading;
+    }
+    return read;
+  };
 }
 
 function newRun(

@@ -188,7 +188,7 @@ async function runOf(
     guarded,
     query,
     context: { tenant_id: 'acme', ...context },
-    instructions,
+    instructions: async () => instructions,
     recall: async () => [
       { memory_id: 'm1', agent_name: 'orchestrator_agent', content: 'invoices live in the handbook' },
     ],

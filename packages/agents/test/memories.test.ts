@@ -25,7 +25,10 @@ const probe: Agent = {
   name: PROBE,
   async run(_deps, run: AgentRun) {
     const recalled = await run.recall(run.query, 3);
-    return { answer: `Recalled ${recalled.length}.`, instructions: run.instructions, recalled };
+    // A query of 'no prompt' stands for a run that prompts no model: it asks for no instructions.
+    if (run.query === 'no prompt') return { answer: `Recalled ${recalled.length}.`, recalled };
+    const instructions = [await run.instructions(), await run.instructions()];
+    return { answer: `Recalled ${recalled.length}.`, instructions: instructions[1], recalled };
   },
 };
 /** The built agents, which the probe joins for this file. */
@@ -129,6 +132,18 @@ describe('a run', () => {
       result: { instructions: string };
     };
     expect(some.result.instructions).toBe('Answer in one sentence.');
+  });
+
+  it('reads the instructions once for a run that prompts, and not at all for one that does not', async () => {
+    const reads = vi.spyOn(domains.memories.instructions, 'get');
+    try {
+      await processAgent(deps, PROBE, task('quiet', 'no prompt'), base);
+      expect(reads).not.toHaveBeenCalled();
+      await processAgent(deps, PROBE, task('quiet', 'x'), base);
+      expect(reads).toHaveBeenCalledTimes(1);
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   it("puts the tenant's instructions in the summarizer's system prompt", async () => {

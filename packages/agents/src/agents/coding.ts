@@ -56,7 +56,7 @@ export const codingAgent: Agent = {
     if (!(await deps.llm.resolve(run.tenant.full))) throw new LlmUnavailableError(run.tenant.full);
     await run.phase('generate');
     const raw = await deps.llm.json(run.tenant.full, {
-      system: systemPrompt(
+      system: await systemPrompt(
         run,
         'Write the code the request asks for. Answer the files (a relative path inside the project, the language, the whole content) and a short explanation.',
       ),

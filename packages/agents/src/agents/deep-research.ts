@@ -73,7 +73,7 @@ class Budget {
     user: string,
     options: JsonCallOptions = {},
   ): Promise<T> {
-    const prompt = systemPrompt(this.run, system);
+    const prompt = await systemPrompt(this.run, system);
     const raw = await this.deps.llm.json(this.run.tenant.full, { system: prompt, user, format, ...options });
     const text = JSON.stringify(raw) ?? '';
     this.tokens += Math.ceil((prompt.length + user.length + text.length) / 4);

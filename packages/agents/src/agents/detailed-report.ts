@@ -90,7 +90,7 @@ export const detailedReportAgent: Agent = {
       ),
     ].join('\n\n');
     const raw = await deps.llm.json(run.tenant.full, {
-      system: systemPrompt(
+      system: await systemPrompt(
         run,
         'Write a structured report for the request from the hits only: a title and sections, each with a heading, a body and the ids of the hits it rests on. Say what the hits do not cover; add nothing they do not say.',
       ),

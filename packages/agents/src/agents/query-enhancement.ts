@@ -101,7 +101,7 @@ export const queryEnhancementAgent: Agent = {
     }
     await run.phase('rewrite');
     const raw = await deps.llm.json(run.tenant.full, {
-      system: systemPrompt(
+      system: await systemPrompt(
         run,
         'Rewrite the search query so a search engine finds what the user means. Keep its meaning; add only the related terms given that help. Answer the rewritten query and the terms you added.',
       ),

@@ -93,7 +93,7 @@ export const summarizerAgent: Agent = {
       ...passages.map((p) => `[${p.id}] ${p.text.slice(0, PASSAGE_CHARS)}`),
     ].join('\n\n');
     const raw = await deps.llm.json(run.tenant.full, {
-      system: systemPrompt(
+      system: await systemPrompt(
         run,
         'Summarize the passages for the request in a few sentences. Use only what the passages say; if they do not cover the request, say so.',
       ),

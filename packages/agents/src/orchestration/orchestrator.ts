@@ -64,7 +64,7 @@ const AGGREGATE_FORMAT = {
   },
 };
 
-function planningPrompt(run: AgentRun, allowed: string[]): string {
+function planningPrompt(run: AgentRun, allowed: string[]): Promise<string> {
   const catalogue = run.agents
     .filter((agent) => allowed.includes(agent.name))
     .map((agent) => `- ${agent.name}: ${agent.description} (capabilities: ${agent.capabilities.join(', ')})`)
@@ -91,7 +91,7 @@ async function plan(deps: AgentsDeps, run: AgentRun, memories: string[]) {
       : []),
   ].join('\n');
   const raw = await deps.llm.json(run.tenant.full, {
-    system: planningPrompt(run, allowed),
+    system: await planningPrompt(run, allowed),
     user,
     format: plannerFormat(allowed),
   });
@@ -201,7 +201,7 @@ export const orchestratorAgent: Agent = {
         ...(failed_steps.length > 0 ? [`Steps that did not complete: ${failed_steps.join(', ')}`] : []),
       ].join('\n\n');
       const raw = await deps.llm.json(run.tenant.full, {
-        system: systemPrompt(
+        system: await systemPrompt(
           run,
           'Answer the request from the results of the agents only. If they do not answer it, say what is missing.',
         ),
