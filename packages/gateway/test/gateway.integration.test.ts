@@ -185,6 +185,21 @@ describe('the gateway against a Bot API and a runtime', () => {
     expect(api.calls.filter((c) => c.method === 'sendMessage')).toHaveLength(2);
   });
 
+  it('holds an idle long poll: a quiet second costs a poll or two, not a stream of them', async () => {
+    await start();
+    api.say(7, 'hello');
+    await api.waitForSent(7, 1);
+    const polls = () => api.calls.filter((call) => call.method === 'getUpdates').length;
+    const before = polls();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(polls() - before).toBeLessThanOrEqual(2);
+    // A held poll answers as soon as an update comes.
+    const sentAt = Date.now();
+    api.say(7, 'again');
+    await api.waitForSent(7, 2);
+    expect(Date.now() - sentAt).toBeLessThan(1000);
+  });
+
   it('handles a flood 32 at a time, losing nothing and keeping each chat in order', async () => {
     for (let chat = 100; chat < 110; chat++) registered.set(String(chat), 'acme:prod');
     onProcess = (body) => answer(`echo ${body.query}`, 40);

@@ -288,7 +288,7 @@ export class FakeBotApi {
           supports_inline_queries: false,
         });
       case 'getUpdates':
-        return ok(await this.getUpdates(params, req));
+        return ok(await this.getUpdates(params, res));
       case 'sendMessage': {
         if (params.chat_id === undefined || params.text === undefined)
           return bad('Bad Request: chat_id and text are required');
@@ -342,7 +342,11 @@ export class FakeBotApi {
     }
   }
 
-  private async getUpdates(params: Json, req: IncomingMessage): Promise<Json[]> {
+  /**
+   * Holds the poll until an update comes, `timeout` seconds pass, or the client goes. The response's close
+   * is the client going: a request's own close comes as soon as its body was read.
+   */
+  private async getUpdates(params: Json, res: ServerResponse): Promise<Json[]> {
     if (this.webhook) throw new Error("Conflict: can't use getUpdates method while webhook is active");
     const offset = params.offset === undefined ? 0 : Number(params.offset);
     const limit = Math.min(Math.max(Number(params.limit ?? 100), 1), 100);
@@ -350,16 +354,17 @@ export class FakeBotApi {
     // An offset confirms every update before it.
     while (this.updates.length > 0 && this.updates[0].update_id < offset) this.updates.shift();
     const deadline = Date.now() + timeout * 1000;
-    while (this.updates.length === 0 && Date.now() < deadline && !req.destroyed) {
+    while (this.updates.length === 0 && Date.now() < deadline && !res.destroyed) {
       await new Promise<void>((resolve) => {
         const wake = () => {
           this.waiters.delete(wake);
+          res.off('close', wake);
           clearTimeout(timer);
           resolve();
         };
         const timer = setTimeout(wake, Math.max(0, deadline - Date.now()));
         this.waiters.add(wake);
-        req.once('close', wake);
+        res.once('close', wake);
       });
     }
     return this.updates.slice(0, limit);
