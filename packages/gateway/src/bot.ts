@@ -16,6 +16,8 @@ import type { Crud, Dispatched, RuntimeClient } from './runtime-client';
 export const PLATFORM = 'telegram';
 /** Photo download cap, checked against the advertised size and the bytes received (document 3, "Limits"). */
 export const PHOTO_CAP_BYTES = 5 * 1024 * 1024;
+/** Whether a photo of `bytes` goes base64 in a dispatch, beside 64 KiB of the rest, within a request's limit. */
+const fitsDispatch = (bytes: number) => Math.ceil(bytes / 3) * 4 + 64 * 1024 <= MAX_REQUEST_BODY_BYTES;
 /** How long a user's tenant, once found, is taken without asking the runtime again. */
 export const RESOLVE_TTL_MS = 60_000;
 /** Update ids remembered against repeated deliveries (Telegram's ids rise, so the oldest go first). */
@@ -222,30 +224,34 @@ export function createBot(options: BotOptions): Bot<TenantContext> {
   );
 
   bot.on('message:photo', async (ctx) => {
-    const photo = ctx.message.photo.at(-1)!;
-    if ((photo.file_size ?? 0) > PHOTO_CAP_BYTES) return say(ctx, REPLIES.photoTooLarge);
-    const file = await ctx.api.getFile(photo.file_id);
-    if ((file.file_size ?? 0) > PHOTO_CAP_BYTES || !file.file_path) return say(ctx, REPLIES.photoTooLarge);
-    const bytes = await download(
-      `${options.apiRoot}/file/bot${options.token}/${file.file_path}`,
-      PHOTO_CAP_BYTES,
-    );
-    if (bytes === 'too large') return say(ctx, REPLIES.photoTooLarge);
-    // Base64 in a JSON dispatch: what a function's request can carry bounds it below the download cap.
-    if (Math.ceil(bytes.length / 3) * 4 + 64 * 1024 > MAX_REQUEST_BODY_BYTES) {
-      return say(ctx, 'That photo is too large to search with; send one under 4 MB.');
+    // Telegram's renditions of the photo, smallest first; the cap applies to the photo as sent.
+    const sizes = ctx.message.photo;
+    if ((sizes.at(-1)!.file_size ?? 0) > PHOTO_CAP_BYTES) return say(ctx, REPLIES.photoTooLarge);
+    // Base64 in a JSON dispatch: a function's request (6 MB) carries photos up to about 4.4 MB, so a larger
+    // one under the cap goes as the largest rendition that fits.
+    for (const photo of [...sizes].reverse()) {
+      if (photo.file_size !== undefined && !fitsDispatch(photo.file_size)) continue;
+      const file = await ctx.api.getFile(photo.file_id);
+      if ((file.file_size ?? 0) > PHOTO_CAP_BYTES || !file.file_path) return say(ctx, REPLIES.photoTooLarge);
+      const bytes = await download(
+        `${options.apiRoot}/file/bot${options.token}/${file.file_path}`,
+        PHOTO_CAP_BYTES,
+      );
+      if (bytes === 'too large') return say(ctx, REPLIES.photoTooLarge);
+      if (!fitsDispatch(bytes.length)) continue;
+      return ask(
+        ctx,
+        'image_search_agent',
+        ctx.message.caption?.trim() || 'Find images similar to this photo',
+        {
+          media_content_b64: bytes.toString('base64'),
+          media_mime: 'image/jpeg',
+          media_type: 'image',
+          media_file_id: photo.file_id,
+        },
+      );
     }
-    return ask(
-      ctx,
-      'image_search_agent',
-      ctx.message.caption?.trim() || 'Find images similar to this photo',
-      {
-        media_content_b64: bytes.toString('base64'),
-        media_mime: 'image/jpeg',
-        media_type: 'image',
-        media_file_id: photo.file_id,
-      },
-    );
+    return say(ctx, REPLIES.photoTooLargeToSearch);
   });
 
   bot.on('message:video', (ctx) =>

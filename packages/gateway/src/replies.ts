@@ -11,6 +11,8 @@ export const REPLIES = {
     `Registered: your messages now go to ${tenant}. Send /help to see what I can do.`,
   startWithoutToken: 'Send /start <invite token> to register.',
   photoTooLarge: 'That photo is over the 5 MB limit; send a smaller one.',
+  photoTooLargeToSearch:
+    'That photo is too large to search with, and Telegram sent no smaller size of it; send one under 4 MB.',
   wikiSaved: 'Sessions are saved to the wiki automatically in the background; nothing to do.',
   usage: (command: string, args: string) => `Usage: /${command} ${args}`,
   help: [

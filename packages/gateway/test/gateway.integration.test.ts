@@ -159,6 +159,24 @@ describe('the gateway against a Bot API and a runtime', () => {
       agent_name: 'search_agent',
       context: { media_type: 'video', media_mime: 'video/mp4' },
     });
+    // Under the cap yet too large for a dispatch's base64: the largest smaller size Telegram sent goes.
+    const rendition = Buffer.from('a smaller size of it '.repeat(50));
+    const large = api.sendPhoto(7, Buffer.alloc(4_800_000, 2), {
+      caption: 'large',
+      smaller: [Buffer.from('thumbnail'), rendition],
+    });
+    expect((await api.waitForSent(7, 5))[4]!.text).toBe('echo large');
+    expect(
+      runtime.requests.filter((r) => r.url === '/agents/image_search_agent/process').at(-1)!.body,
+    ).toMatchObject({
+      context: {
+        media_content_b64: rendition.toString('base64'),
+        media_file_id: large.message.photo[1].file_id,
+      },
+    });
+    // No smaller size: refused with a note.
+    api.sendPhoto(7, Buffer.alloc(4_800_000, 3), { caption: 'alone' });
+    expect((await api.waitForSent(7, 6))[5]!.text).toBe(REPLIES.photoTooLargeToSearch);
   });
 
   it('answers without history when the runtime cannot reach the conversation store', async () => {

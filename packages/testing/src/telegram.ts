@@ -143,19 +143,27 @@ export class FakeBotApi {
     return file;
   }
 
-  /** A user sends a photo (one size), with a caption or none. */
-  sendPhoto(userId: number, bytes: Buffer, options: { caption?: string; advertised?: number } = {}): Json {
-    const file = this.addFile(bytes, options.advertised);
+  /**
+   * A user sends a photo, with a caption or none. Telegram sends a photo in several sizes, smallest first:
+   * `smaller` are the renditions before the photo itself (one size when none).
+   */
+  sendPhoto(
+    userId: number,
+    bytes: Buffer,
+    options: { caption?: string; advertised?: number; smaller?: Buffer[] } = {},
+  ): Json {
+    const sizes = [
+      ...(options.smaller ?? []).map((rendition) => this.addFile(rendition)),
+      this.addFile(bytes, options.advertised),
+    ];
     const update = this.message(userId, {
-      photo: [
-        {
-          file_id: file.file_id,
-          file_unique_id: file.file_unique_id,
-          width: 640,
-          height: 480,
-          file_size: file.advertised,
-        },
-      ],
+      photo: sizes.map((file, i) => ({
+        file_id: file.file_id,
+        file_unique_id: file.file_unique_id,
+        width: 640 * (i + 1),
+        height: 480 * (i + 1),
+        file_size: file.advertised,
+      })),
       ...(options.caption ? { caption: options.caption } : {}),
     });
     this.updates.push(update);
