@@ -67,11 +67,23 @@ export function edgeRow(edge: GraphEdge, now: number): DocumentRow {
 /** The whole graph of a table version, read column by column. */
 export async function loadGraph(table: Table, version: number): Promise<TenantGraph> {
   const graph = new TenantGraph(version);
-  const result = await table
+  await readRows(table, graph);
+  return graph;
+}
+
+/**
+ * Reads the table's rows (those after row id `after`, when given) into `graph`: a node or edge read again
+ * replaces the one it had. Moves the graph's row watermark to the highest row id read.
+ */
+export async function readRows(table: Table, graph: TenantGraph, after?: bigint): Promise<number> {
+  let query = table
     .query()
-    .select([...COLUMNS, 'embedding_binary'])
-    .toArrow();
+    .withRowId()
+    .select([...COLUMNS, 'embedding_binary']);
+  if (after !== undefined) query = query.where(`_rowid > ${after}`);
+  const result = await query.toArrow();
   for (const batch of result.batches) {
+    const rowIds = batch.getChild('_rowid')!;
     const column = (name: string) => batch.getChild(name)!;
     const [
       ids,
@@ -97,6 +109,8 @@ export async function loadGraph(table: Table, version: number): Promise<TenantGr
     const offsets = binary.valueOffsets as Int32Array;
     const bytes = binary.children[0]!.children[0]!.values as Uint8Array;
     for (let row = 0; row < batch.numRows; row++) {
+      const rowId = BigInt(rowIds.get(row));
+      if (graph.rowWatermark === undefined || rowId > graph.rowWatermark) graph.rowWatermark = rowId;
       const id = String(ids!.get(row));
       if (types!.get(row) === 'node') {
         const nodeMentions = JSON.parse(String(mentions!.get(row) ?? '[]')) as Mention[];
@@ -131,5 +145,5 @@ export async function loadGraph(table: Table, version: number): Promise<TenantGr
       }
     }
   }
-  return graph;
+  return result.numRows;
 }

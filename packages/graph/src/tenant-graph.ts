@@ -22,6 +22,9 @@ export class TenantGraph {
   generation = 0;
   private readonly memo = new Map<string, { generation: number; value: unknown }>();
 
+  /** The highest row id of its table read into it: a later read takes only the rows after it. */
+  rowWatermark: bigint | undefined;
+
   constructor(public version: number) {}
 
   /** Every node's token codes side by side, so a scan over all nodes reads one array. */
