@@ -80,8 +80,17 @@ export class NativeFfmpeg implements Ffmpeg {
       });
       const stderr = new StderrLines(options.keep);
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
-      child.on('error', (error) => reject(toolError(this.binary, error)));
-      child.on('close', (code) => resolve({ code: code ?? -1, stderr: stderr.text() }));
+      let failed: unknown;
+      child.on('error', (error) => {
+        // Not started: nothing to wait for. Aborted: answered once it exited, so the files it was writing
+        // are closed before the caller removes them.
+        if (child.pid === undefined) reject(toolError(this.binary, error));
+        else failed ??= error;
+      });
+      child.on('close', (code) => {
+        if (failed) reject(toolError(this.binary, failed));
+        else resolve({ code: code ?? -1, stderr: stderr.text() });
+      });
     });
   }
 
@@ -102,8 +111,10 @@ export class NativeFfmpeg implements Ffmpeg {
     try {
       for await (const chunk of child.stdout) yield chunk as Buffer;
     } finally {
-      // A consumer that stops early ends ffmpeg rather than leaving it blocked on a full pipe.
-      if (child.exitCode === null) child.kill('SIGKILL');
+      // A consumer that stops early (or an abort) ends ffmpeg rather than leaving it blocked on a full pipe,
+      // and waits for it to exit, so nothing it writes outlives the call.
+      if (child.exitCode === null && child.pid !== undefined) child.kill('SIGKILL');
+      if (child.pid !== undefined) await closed;
     }
     const code = await closed;
     if (spawnError) throw toolError(this.binary, spawnError);
