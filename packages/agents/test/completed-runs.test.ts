@@ -101,11 +101,23 @@ describe('completed runs', () => {
       ...writer,
       memories: {
         ...domains.memories,
-        store: { ...store, add: (...args) => (calls.add++, store.add(...args)) },
+        store: {
+          ...store,
+          add: (...args) => {
+            calls.add++;
+            return store.add(...args);
+          },
+        },
       },
       wiki: {
         ...domains.wiki,
-        store: { ...pages, updateMany: (...args) => (calls.updateMany++, pages.updateMany(...args)) },
+        store: {
+          ...pages,
+          updateMany: (...args) => {
+            calls.updateMany++;
+            return pages.updateMany(...args);
+          },
+        },
       },
     };
     const runs = Array.from({ length: 6 }, (_, i) =>

@@ -1,14 +1,7 @@
 /** Deploys and drops of one schema of a tenant on request (a profile's deploy and delete). */
 import { describe, expect, it } from 'vitest';
-import {
-  createTenant,
-  deleteTenant,
-  deployTenantSchema,
-  dropTenantSchema,
-  getTenant,
-  requireTenant,
-} from '../src/index';
-import { failure, uniqueOrg, useHarness } from './support';
+import { createTenant, deployTenantSchema, dropTenantSchema, getTenant, requireTenant } from '../src/index';
+import { uniqueOrg, useHarness } from './support';
 
 const h = useHarness();
 

@@ -304,7 +304,10 @@ describe('filing a batch of runs', () => {
   it('takes one lock for every session page of a write, and each other page its own, in order', async () => {
     const taken: string[] = [];
     const locks = {
-      hold: <T>(_scope: string, slug: string, task: () => Promise<T>) => (taken.push(slug), task()),
+      hold: <T>(_scope: string, slug: string, task: () => Promise<T>) => {
+        taken.push(slug);
+        return task();
+      },
       purge: async () => {},
     };
     const slugs = [
