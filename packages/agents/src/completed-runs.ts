@@ -24,6 +24,7 @@ export const CompletedRunMessage = z.object({
   tenant_incarnation: z.string().optional(),
   agent_name: z.string().min(1),
   query: z.string(),
+  /** What the filing rule reads of the run's context: its tenant and its conversation turns, not their text. */
   context: z.record(z.string(), z.unknown()),
   result: z.record(z.string(), z.unknown()),
   /** Epoch milliseconds: the memory's time and the wiki session's. */
@@ -44,18 +45,21 @@ export interface RecordDeps {
   tag?: (text: string) => Promise<string[]>;
 }
 
-/** The message of a completed run, its result cut to its answer when the whole would not fit a message. */
+/**
+ * The message of a completed run: its context cut to what the filing reads (a conversation's history is
+ * counted, not sent), its result cut to its answer when the whole would not fit a message.
+ */
 export function completedRunMessage(
   run: Omit<CompletedRunMessage, 'run_id' | 'completed_at'>,
   now = Date.now(),
 ): CompletedRunMessage {
-  const message = { ...run, run_id: randomUUID(), completed_at: now };
+  const message = { ...run, context: compactContext(run.context), run_id: randomUUID(), completed_at: now };
   if (Buffer.byteLength(JSON.stringify(message)) <= MAX_MESSAGE_BYTES) return message;
   const compact = {
     answer: answerText(run.result).slice(0, 100_000),
     sources: sourcesOf(run.result).slice(0, 500),
   };
-  return { ...message, context: compactContext(run.context), result: compact };
+  return { ...message, result: compact };
 }
 
 /** The context fields the filing rule reads (turns), without the history's text. */

@@ -170,5 +170,16 @@ describe('completed runs', () => {
     expect(message.context).toEqual({ tenant_id: 'acme', turns: 4 });
     const small = completedRunMessage({ ...message, result: { answer: 'a' } });
     expect(small.result).toEqual({ answer: 'a' });
+    // A conversation's history is counted, not sent, whatever the message's size.
+    const turn = completedRunMessage({
+      ...message,
+      context: {
+        tenant_id: 'acme',
+        context_id: '42',
+        history: Array(6).fill({ role: 'user', content: 'x' }),
+      },
+      result: { answer: 'a' },
+    });
+    expect(turn.context).toEqual({ tenant_id: 'acme', turns: 7 });
   });
 });
