@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { HttpError, log } from '@tessera/core';
 import { type MemoriesDeps, rememberAll } from '@tessera/memories';
-import { incarnationOf, requireTenant } from '@tessera/tenancy';
+import { type GuardedTenant, incarnationOf, requireTenant } from '@tessera/tenancy';
 import { answerText, autoFileAll, sourcesOf, type WikiDeps } from '@tessera/wiki';
 import { z } from 'zod';
 import { memoryOf } from './memory';
@@ -91,7 +91,7 @@ async function recordTenantRuns(
   messages: readonly CompletedRunMessage[],
 ): Promise<(unknown | undefined)[]> {
   let current: CompletedRunMessage[];
-  let guarded: Awaited<ReturnType<typeof requireTenant>>;
+  let guarded: GuardedTenant;
   try {
     guarded = await requireTenant(deps.memories.tenancy, tenantId);
     current = messages.filter((message) => {

@@ -3,12 +3,13 @@
  * deployed wiki table, and writes of one page run one after another through the given locks, as the LanceDB
  * adapter's do.
  */
-import { KeyedSerializer } from '@tessera/core';
 import {
   applyChanges,
+  holdAll,
   lockOf,
   type PageChange,
   PageIndex,
+  ProcessPageLocks,
   type StoredPage,
   type WikiStore,
 } from '@tessera/wiki';
@@ -20,7 +21,7 @@ function pageOf(row: Record<string, unknown>): StoredPage {
 }
 
 export class InMemoryWikiStore implements WikiStore {
-  private readonly locks = new KeyedSerializer();
+  private readonly locks = new ProcessPageLocks();
 
   constructor(readonly db: InMemorySearchDatabase) {}
 
@@ -54,30 +55,25 @@ export class InMemoryWikiStore implements WikiStore {
 
   updateMany(schema: string, changes: readonly PageChange[]) {
     const slugs = [...new Set(changes.map((change) => change.slug))];
-    const locks = [...new Set(slugs.map(lockOf))].sort();
-    const run = locks.reduceRight<() => Promise<Map<string, StoredPage | undefined>>>(
-      (inner, lock) => () => this.locks.run(`${schema}\u0000${lock}`, inner),
-      async () => {
-        const table = this.db.requireTable(schema);
-        const current = new Map<string, StoredPage>();
-        for (const slug of slugs) {
-          const page = await this.get(schema, slug);
-          if (page) current.set(slug, page);
-        }
-        // A turn of the event loop between read and write, as a real store has: a missing lock would show.
-        await new Promise((resolve) => setImmediate(resolve));
-        const { pages, changed } = applyChanges(current, changes);
-        for (const slug of changed)
-          table.rows.set(slug, structuredClone({ document_id: slug, ...pages.get(slug)! }));
-        if (changed.size > 0) table.version++;
-        return new Map([...pages].map(([slug, page]) => [slug, structuredClone(page)]));
-      },
-    );
-    return run();
+    return holdAll(this.locks, schema, slugs, async () => {
+      const table = this.db.requireTable(schema);
+      const current = new Map<string, StoredPage>();
+      for (const slug of slugs) {
+        const page = await this.get(schema, slug);
+        if (page) current.set(slug, page);
+      }
+      // A turn of the event loop between read and write, as a real store has: a missing lock would show.
+      await new Promise((resolve) => setImmediate(resolve));
+      const { pages, changed } = applyChanges(current, changes);
+      for (const slug of changed)
+        table.rows.set(slug, structuredClone({ document_id: slug, ...pages.get(slug)! }));
+      if (changed.size > 0) table.version++;
+      return new Map([...pages].map(([slug, page]) => [slug, structuredClone(page)]));
+    });
   }
 
   remove(schema: string, slug: string) {
-    return this.locks.run(`${schema}\u0000${lockOf(slug)}`, async () => {
+    return this.locks.hold(schema, lockOf(slug), async () => {
       const table = this.db.table(schema);
       if (!table?.rows.delete(slug)) return false;
       table.version++;
