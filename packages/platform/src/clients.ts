@@ -13,7 +13,6 @@ let documentBase: DynamoDBClient | undefined;
 let documents: DynamoDBDocumentClient | undefined;
 let s3: S3Client | undefined;
 let sqs: SQSClient | undefined;
-let sqsPolling: SQSClient | undefined;
 
 /**
  * The plain DynamoDB client, for hot paths that marshal their own items. It resolves its middleware stack
@@ -53,27 +52,8 @@ export function s3Client(): S3Client {
   return s3;
 }
 
-// Behind an emulator or LocalStack the queue URL's host is not the endpoint; send every call to the endpoint.
-const sqsSettings = () => ({
-  region: platformEnv.awsRegion,
-  useQueueUrlAsEndpoint: !hasCustomEndpoint('SQS'),
-});
-
 export function sqsClient(): SQSClient {
-  if (!sqs) {
-    sqs = new SQSClient({
-      ...sqsSettings(),
-      // Every agent run sends a message: middleware resolved once per command type (see dynamoClient). A
-      // send with options (an abort signal) drops what the client cached: long polls use a client of their own.
-      cacheMiddleware: true,
-    });
-    sqs.middlewareStack.remove('loggerMiddleware');
-  }
+  // Behind an emulator or LocalStack the queue URL's host is not the endpoint; send every call to the endpoint.
+  sqs ??= new SQSClient({ region: platformEnv.awsRegion, useQueueUrlAsEndpoint: !hasCustomEndpoint('SQS') });
   return sqs;
-}
-
-/** The client of the local queue pollers, whose long polls are sent with an abort signal. */
-export function sqsPollingClient(): SQSClient {
-  sqsPolling ??= new SQSClient(sqsSettings());
-  return sqsPolling;
 }

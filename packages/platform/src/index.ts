@@ -1,5 +1,5 @@
 export { BATCH_WRITE_ITEMS, batchDelete, batchGet, batchPut, queryAll, resending, slices } from './batch';
-export { documentClient, dynamoClient, s3Client, sqsClient, sqsPollingClient } from './clients';
+export { documentClient, dynamoClient, s3Client, sqsClient } from './clients';
 export { conditional } from './conditional';
 export { hasCustomEndpoint, platformEnv, resourceName, secretReferences, streamingUrl } from './env';
 export type { ServiceHealth } from './health';

@@ -12,7 +12,7 @@ import {
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { log, withDeadline } from '@tessera/core';
-import { platformEnv, sqsClient, sqsPollingClient } from '@tessera/platform';
+import { platformEnv, sqsClient } from '@tessera/platform';
 import type { Context, SQSRecord } from 'aws-lambda';
 import { lambdaContext } from './lambda-shim';
 
@@ -43,7 +43,7 @@ export async function startQueuePollers(
   workers: LoadedQueueWorker[],
   options: PollerOptions = {},
 ): Promise<() => Promise<void>> {
-  const sqs = sqsPollingClient();
+  const sqs = sqsClient();
   const controller = new AbortController();
   const loops: Promise<void>[] = [];
 
