@@ -14,6 +14,7 @@ import {
   payloadTooLargeResponse,
 } from '@tessera/http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { ApiActivity } from './activity';
 import { isStreamingHandler, lambdaContext, ResponseStream } from './lambda-shim';
 
 export interface LoadedRoute {
@@ -255,9 +256,15 @@ export function answerClientError(error: NodeJS.ErrnoException & { reason?: stri
   );
 }
 
-export function createApiServer(routes: LoadedRoute[], fallback: LoadedRoute['handler']): Server {
+export function createApiServer(
+  routes: LoadedRoute[],
+  fallback: LoadedRoute['handler'],
+  activity?: ApiActivity,
+): Server {
   const compiled = routes.map(compile);
   const server = http.createServer(async (req, res) => {
+    const end = activity?.begin();
+    res.once('close', () => end?.());
     const url = new URL(req.url ?? '/', 'http://localhost');
     const candidates = compiled
       .map((route) => ({ route, match: route.pattern.exec(url.pathname) }))
@@ -285,6 +292,7 @@ export function createApiServer(routes: LoadedRoute[], fallback: LoadedRoute['ha
         hit.route.timeoutSeconds,
       );
       if (isStreamingHandler(hit.route.handler)) {
+        end?.();
         await invokeStreaming(hit.route, event, context, req, res);
         return;
       }

@@ -32,6 +32,8 @@ export interface LoadedQueueWorker {
 interface PollerOptions {
   /** Visibility timeout of received messages; default the queue's own. */
   visibilitySeconds?: number;
+  /** What a received batch waits for before its handler runs (the API's quiet, in the runtime). */
+  before?: (signal: AbortSignal) => Promise<void>;
 }
 
 async function queueUrl(name: string): Promise<string> {
@@ -75,6 +77,7 @@ export async function startQueuePollers(
           continue;
         }
         if (!messages?.length) continue;
+        await options.before?.(controller.signal);
         const records: SQSRecord[] = messages.map((message) => ({
           messageId: message.MessageId!,
           receiptHandle: message.ReceiptHandle!,

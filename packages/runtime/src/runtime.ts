@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type Emulators, setAwsEndpoints, startEmulators, useEmulatorCredentials } from '@tessera/emulators';
 import { platformEnv, provisionResources, queues, resourceName } from '@tessera/platform';
+import { ApiActivity } from './activity';
 import { runtimeEnv, silenceSdkNodeNotice, usesEmulators } from './env';
 import type { LoadedRoute } from './http-server';
 import { createApiServer } from './http-server';
@@ -89,7 +90,9 @@ export async function startRuntime(): Promise<Runtime> {
       await recover({ idleSeconds: 0 });
     }
 
-    const api = createApiServer(routes, fallback);
+    // Locally the queue workers share this process with the API: a batch waits for a burst of requests.
+    const activity = new ApiActivity();
+    const api = createApiServer(routes, fallback, activity);
     server = api;
     await new Promise<void>((resolve, reject) => {
       api.once('error', reject);
@@ -120,7 +123,7 @@ export async function startRuntime(): Promise<Runtime> {
           };
         }),
       );
-      stopPollers = await startQueuePollers(workers);
+      stopPollers = await startQueuePollers(workers, { before: (signal) => activity.quiet(signal) });
     }
   } catch (error) {
     await stopPollers();
