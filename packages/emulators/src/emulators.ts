@@ -1,9 +1,9 @@
 /**
- * In-process AWS emulators: dynalite (DynamoDB, persisted under the data dir), fauxqs (SQS) and s3rver
+ * The AWS emulators on the thread that serves them: dynalite (DynamoDB, persisted under the data dir), fauxqs (SQS) and s3rver
  * (S3, objects on disk), behind one gateway endpoint that routes each request to its emulator the way
- * LocalStack's single endpoint does. Every request is answered in this process by its emulator's handler;
- * the gateway is the only endpoint and it listens on loopback, so every URL the emulators hand out (queue
- * URLs, presigned URLs) names it, and a fixed gateway port keeps them valid across restarts.
+ * LocalStack's single endpoint does (`startEmulators` in thread.ts runs them in a worker thread). Every
+ * request is answered in that thread by its emulator's handler; the gateway is the only endpoint and it listens on loopback, so every URL the emulators hand out
+ * (queue URLs, presigned URLs) names it, and a fixed gateway port keeps them valid across restarts.
  */
 import type { EventEmitter } from 'node:events';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -14,21 +14,16 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { log } from '@tessera/core';
 import dynalite from 'dynalite';
-import { buildApp } from 'fauxqs';
+import type { buildApp } from 'fauxqs';
 import S3rver from 's3rver';
 import { lockDataDir } from './data-lock';
 import { rememberDynaliteParses } from './dynalite-expressions';
 import { readDynaliteSynchronously } from './dynalite-level';
 import { BucketNotifications } from './s3-notifications';
+import type { EmulatorOptions, Emulators } from './thread';
 
 /** Where the emulators listen: loopback only, whatever the API's own host. */
 export const EMULATOR_HOST = '127.0.0.1';
-
-export interface Emulators {
-  /** The one endpoint of every emulated service, for this process and others (`AWS_ENDPOINT_URL`). */
-  gateway: string;
-  stop(): Promise<void>;
-}
 
 type BuildAppOptions = NonNullable<Parameters<typeof buildApp>[0]>;
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -117,7 +112,8 @@ function gatewayServer(handlers: Record<'dynamodb' | 'sqs' | 's3', Handler>): Se
   });
 }
 
-export async function startEmulators(options: { dataDir: string; gatewayPort: number }): Promise<Emulators> {
+/** Starts the emulators on the calling thread (the worker thread's entry point calls this). */
+export async function serveEmulators(options: EmulatorOptions): Promise<Emulators> {
   const dynamoDir = path.join(options.dataDir, 'dynamodb');
   const s3Dir = path.join(options.dataDir, 's3');
   mkdirSync(dynamoDir, { recursive: true });
@@ -132,7 +128,9 @@ export async function startEmulators(options: { dataDir: string; gatewayPort: nu
   await listen(dynamo, 0);
   // buildApp makes the stores it is not given.
   const stores = { sqsStore: await sqsStoreNamingRequestHost() } as unknown as BuildAppOptions['stores'];
-  const sqs = buildApp({ logger: false, stores });
+  // Imported when used: fauxqs is ES modules only, and the worker thread loads this file as CommonJS.
+  const { buildApp: buildSqsApp } = await import('fauxqs');
+  const sqs = buildSqsApp({ logger: false, stores });
   await sqs.ready();
   const s3 = new S3rver({
     directory: s3Dir,

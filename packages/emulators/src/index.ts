@@ -1,4 +1,4 @@
 export { startLocalBackends } from './backends';
-export type { Emulators } from './emulators';
-export { EMULATOR_HOST, routeOf, startEmulators } from './emulators';
 export { setAwsEndpoints, useEmulatorCredentials } from './env';
+export type { EmulatorOptions, Emulators } from './thread';
+export { startEmulators } from './thread';

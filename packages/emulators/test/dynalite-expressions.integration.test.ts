@@ -10,7 +10,7 @@ import {
 import { failure } from '@tessera/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalBackends } from '../src/backends';
-import type { Emulators } from '../src/emulators';
+import type { Emulators } from '../src/thread';
 
 let emulators: Emulators;
 let client: DynamoDBClient;

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startEmulators } from '../src/emulators';
+import { startEmulators } from '../src/thread';
 
 describe('emulator gateway (integration)', () => {
   it('answers DynamoDB requests in process and passes the others to their emulator', async () => {

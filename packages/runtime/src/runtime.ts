@@ -36,9 +36,45 @@ async function loadExport(handler: string, splitHandler: RouteTable['splitHandle
   return fn;
 }
 
+/** The route table and every handler it names, imported (the module graph of every function). */
+async function loadHandlers() {
+  const table: RouteTable = await import(pathToFileURL(path.join(functionsDir, 'routes.ts')).href);
+  const load = (handler: string) => loadExport(handler, table.splitHandler);
+  const routes: LoadedRoute[] = await Promise.all(
+    table.routes.map(async (route) => ({
+      method: route.method,
+      path: route.path,
+      handlerName: route.handler,
+      handler: await load(route.handler),
+      timeoutSeconds: route.timeoutSeconds ?? 30,
+    })),
+  );
+  const fallback = await load(table.fallbackHandler);
+  const schedules = await Promise.all(
+    table.schedules.map(async (schedule) => {
+      const run = await load(schedule.handler);
+      return {
+        ...schedule,
+        run: () => run({ source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} }),
+      };
+    }),
+  );
+  const tickers = await Promise.all(
+    table.localTickers.map(async (ticker) => {
+      const run = await load(ticker.handler);
+      return { name: ticker.name, everyMs: ticker.everyMs, run: () => run({}) };
+    }),
+  );
+  return { table, load, routes, fallback, schedules, tickers };
+}
+
 export async function startRuntime(): Promise<Runtime> {
   silenceSdkNodeNotice();
   installAwsLambdaGlobal();
+  // The handlers load on this thread while the emulators start on theirs. No module reaches AWS when
+  // imported: clients are made on first use, after the endpoints are set.
+  const handlers = loadHandlers();
+  handlers.catch(() => undefined);
   let emulators: Emulators | undefined;
   if (usesEmulators) {
     useEmulatorCredentials();
@@ -54,39 +90,13 @@ export async function startRuntime(): Promise<Runtime> {
   let stopPollers = async () => {};
   try {
     if (runtimeEnv.cloud !== 'aws') await provisionResources();
-    const table: RouteTable = await import(pathToFileURL(path.join(functionsDir, 'routes.ts')).href);
-    const routes: LoadedRoute[] = await Promise.all(
-      table.routes.map(async (route) => ({
-        method: route.method,
-        path: route.path,
-        handlerName: route.handler,
-        handler: await loadExport(route.handler, table.splitHandler),
-        timeoutSeconds: route.timeoutSeconds ?? 30,
-      })),
-    );
-    const fallback = await loadExport(table.fallbackHandler, table.splitHandler);
-    const schedules = await Promise.all(
-      table.schedules.map(async (schedule) => {
-        const run = await loadExport(schedule.handler, table.splitHandler);
-        return {
-          ...schedule,
-          run: () => run({ source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} }),
-        };
-      }),
-    );
-
-    const tickers = await Promise.all(
-      table.localTickers.map(async (ticker) => {
-        const run = await loadExport(ticker.handler, table.splitHandler);
-        return { name: ticker.name, everyMs: ticker.everyMs, run: () => run({}) };
-      }),
-    );
+    const { table, load, routes, fallback, schedules, tickers } = await handlers;
 
     // Settle what the last run left unfinished before answering anything.
     await runStartupJobs(schedules);
     if (emulators) {
       // The emulated queues keep messages in memory only: jobs left unfinished by the last run go back on.
-      const recover = await loadExport('workers/ingestion.recoverJobs', table.splitHandler);
+      const recover = await load('workers/ingestion.recoverJobs');
       await recover({ idleSeconds: 0 });
     }
 
@@ -119,7 +129,7 @@ export async function startRuntime(): Promise<Runtime> {
             // A message stays hidden while its handler runs (the poller extends it) and comes back one
             // timeout after a process died: in AWS the queues hide messages six times as long (see resources.ts).
             visibilitySeconds: runtimeEnv.queueVisibilitySeconds ?? timeoutSeconds,
-            run: await loadExport(worker.handler, table.splitHandler),
+            run: await load(worker.handler),
           };
         }),
       );
