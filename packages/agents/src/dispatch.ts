@@ -141,14 +141,20 @@ async function workflowRun(
   query: string,
   context: ProcessContext,
   signal: AbortSignal,
-  options: { workflowId?: string } = {},
+  options: { workflowId?: string; parent?: TaskReporter } = {},
 ): Promise<WorkflowOutcome> {
   const id = options.workflowId ?? newWorkflowId();
   let started = false;
   try {
     return await runWorkflow(
       scope.deps.events,
-      { agent: agentName, tenantId: scope.guarded.tenant.full, workflowId: id, signal },
+      {
+        agent: agentName,
+        tenantId: scope.guarded.tenant.full,
+        workflowId: id,
+        signal,
+        parent: options.parent,
+      },
       async (reporter) => {
         started = true;
         const run = newRun(scope, agentName, query, context, signal, reporter, id);
@@ -328,9 +334,13 @@ function newRun(
       if (WORKFLOW_AGENTS.has(entry.name)) {
         // An orchestration or deep research is a workflow task of its own, whoever starts it.
         const { workflow_id: _, ...rest } = subContext;
-        const outcome = await workflowRun(scope, entry.name, agent, subQuery, rest, signal);
+        // A cancel of this run's own workflow cancels the one it starts.
+        const outcome = await workflowRun(scope, entry.name, agent, subQuery, rest, signal, {
+          parent: reporter,
+        });
         if (outcome.status === 'completed') return outcome.result as Record<string, unknown>;
-        if (signal.aborted) throw new TaskCancelledError('the request ended');
+        // The request ended, or this run was cancelled with it: this run stops too.
+        checkpoint();
         return outcome;
       }
       const sub = newRun(scope, entry.name, subQuery, subContext, signal, reporter, workflowId);

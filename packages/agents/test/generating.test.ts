@@ -279,6 +279,55 @@ describe('the orchestrator', () => {
     });
   });
 
+  it('is cancelled with the gateway run that started it, and the gateway run ends cancelled', async () => {
+    await useLlm();
+    // The orchestration's steps are slow: the cancel comes while its first step runs.
+    subAgentDelayMs = 1500;
+    answers = {
+      orchestration_plan: plan([
+        { agent_name: 'search_agent', query: 'late invoices fee', depends_on: [] },
+        { agent_name: 'search_agent', query: 'refunds within days', depends_on: [0] },
+      ]),
+      orchestration_answer: () => ({ final_answer: 'not reached' }),
+    };
+    const before = new Set((await deps.events.tenantTasks('acme:acme')).map((t) => t.task_id));
+    const chatsBefore = chats().length;
+    const running = processAgent(
+      deps,
+      'gateway_agent',
+      task('compare and analyze how late invoice fees versus refunds evolved over time, step by step', {
+        workflow_id: 'wf-gateway-cancel',
+      }),
+      base(),
+    );
+    let orchestration: string | undefined;
+    while (!orchestration) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      orchestration = (await deps.events.tenantTasks('acme:acme')).find(
+        (t) => !before.has(t.task_id) && t.task_id !== 'wf-gateway-cancel',
+      )?.task_id;
+    }
+    await deps.events.cancel('wf-gateway-cancel', 'workflow', 'user asked');
+    expect(await running).toEqual({
+      status: 'cancelled',
+      agent: 'gateway_agent',
+      workflow_id: 'wf-gateway-cancel',
+      message: 'Workflow wf-gateway-cancel was cancelled: user asked',
+    });
+    const child = await deps.events.read(orchestration, 0, 100);
+    expect(child.at(-1)).toMatchObject({
+      type: 'status',
+      state: 'cancelled',
+      message: 'its parent workflow wf-gateway-cancel was cancelled: user asked',
+    });
+    // It planned, and never came to its answer.
+    expect(
+      chats()
+        .slice(chatsBefore)
+        .map((chat) => formatOf(chat).name),
+    ).toEqual(['orchestration_plan']);
+  });
+
   it('plans once with an enum of the enabled agents, runs groups over HTTP at once, aggregates', async () => {
     await useLlm();
     subAgentDelayMs = 150;

@@ -24,6 +24,7 @@ export interface ReporterOptions {
 
 export class TaskReporter {
   private cancelReason: string | undefined;
+  private readonly cancelling = new AbortController();
   private lost = false;
   private timer: NodeJS.Timeout | undefined;
   private lastRenewal = Date.now();
@@ -78,7 +79,7 @@ export class TaskReporter {
       reporter.stop();
       return undefined;
     }
-    if (state.cancelled) reporter.cancelReason = state.reason ?? 'cancelled';
+    if (state.cancelled) reporter.noteCancel(state.reason);
     return reporter;
   }
 
@@ -95,7 +96,7 @@ export class TaskReporter {
         this.stop();
         return;
       }
-      if (state.cancelled) this.cancelReason ??= state.reason ?? 'cancelled';
+      if (state.cancelled) this.noteCancel(state.reason);
     } catch (error) {
       log.warn('task lease poll failed', { task: this.taskId, error });
     }
@@ -107,8 +108,19 @@ export class TaskReporter {
     return { cancelled: record.cancel_requested, reason: record.cancel_reason };
   }
 
+  private noteCancel(reason: string | undefined): void {
+    if (this.cancelReason !== undefined) return;
+    this.cancelReason = reason ?? 'cancelled';
+    this.cancelling.abort();
+  }
+
   get cancelled(): boolean {
     return this.cancelReason !== undefined;
+  }
+
+  /** Aborts once a cancellation of the task is seen (by a poll of the lease, or an event's answer). */
+  get cancelSignal(): AbortSignal {
+    return this.cancelling.signal;
   }
 
   get reason(): string | undefined {
@@ -118,7 +130,7 @@ export class TaskReporter {
   /** Reports an event; its answer carries the cancellation too. */
   async report(body: EventBody): Promise<number> {
     const { offset, cancelled, reason } = await this.store.append(this.taskId, body);
-    if (cancelled) this.cancelReason ??= reason ?? 'cancelled';
+    if (cancelled) this.noteCancel(reason);
     return offset;
   }
 
@@ -181,6 +193,8 @@ export interface WorkflowRun {
   workflowId?: string;
   /** The request running the workflow; when it ends first, the run is reported cancelled. */
   signal?: AbortSignal;
+  /** The workflow that started this one (a gateway run's orchestration): a cancel of it cancels this one. */
+  parent?: TaskReporter;
 }
 
 /**
@@ -199,6 +213,15 @@ export async function runWorkflow<T extends Record<string, unknown>>(
     tenantId: run.tenantId,
   });
   await reporter.report({ type: 'status', state: 'working', phase: 'started' });
+  const parent = run.parent;
+  const cancelWithParent = () => {
+    const reason = `its parent workflow ${parent!.taskId} was cancelled: ${parent!.reason}`;
+    store.cancel(workflowId, 'workflow', reason).catch((error: unknown) => {
+      log.warn('could not cancel a workflow with its parent', { workflow: workflowId, error });
+    });
+  };
+  if (parent?.cancelled) cancelWithParent();
+  else parent?.cancelSignal.addEventListener('abort', cancelWithParent, { once: true });
   const aborted = new Promise<'aborted'>((resolve) =>
     run.signal?.addEventListener('abort', () => resolve('aborted'), { once: true }),
   );
@@ -230,6 +253,7 @@ export async function runWorkflow<T extends Record<string, unknown>>(
     await reporter.fail(type, `${run.agent} failed with ${type}`).catch(() => undefined);
     throw error;
   } finally {
+    parent?.cancelSignal.removeEventListener('abort', cancelWithParent);
     reporter.stop();
   }
 }
