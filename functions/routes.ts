@@ -4,23 +4,44 @@
  */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
-export interface RouteDef {
+interface RouteBase {
   method: HttpMethod;
   /** API Gateway route path: `{name}` for one segment, `{name+}` for the rest. */
   path: string;
   handler: string;
-  /** Lambda response streaming (server-sent events), served through a function URL. */
-  streaming?: boolean;
   /** Lambda timeout (default 30 s); at most 29 for API routes, as API Gateway stops waiting after 30 s. */
   timeoutSeconds?: number;
-  memoryMb?: number;
   /**
    * Runs that outlive an API Gateway request (the orchestrator's and deep research's): the route is also
    * served by a function of this timeout behind a function URL (`longRunHandler`, which reads the path
    * parameters from the URL's path), and every other function gets that URL in `LONG_RUN_URL_VARIABLE`.
+   * It has the memory of the route's module.
    */
   longRun?: { handler: string; timeoutSeconds: number };
 }
+
+/**
+ * An API route, served by the function its handler module's API routes share (with the module's memory,
+ * `moduleMemoryMb`), or a response-streaming route (server-sent events) served by a function of its own
+ * through a function URL.
+ */
+export type RouteDef =
+  | (RouteBase & { streaming?: false })
+  | (RouteBase & { streaming: true; memoryMb?: number });
+
+/**
+ * The memory of the function serving a handler module's API routes, where the default is not enough: these
+ * read a tenant's tables, graph or wiki pages into memory, take uploads, or run agents.
+ */
+export const moduleMemoryMb: Readonly<Record<string, number>> = {
+  'http/search': 2048,
+  'http/graph': 2048,
+  'http/ingestion': 2048,
+  'http/agents': 2048,
+  'http/wiki': 2048,
+  // The knowledge agents' routes read the tenant's graph into memory, as the graph routes do.
+  'http/knowledge': 2048,
+};
 
 export interface ScheduleDef {
   name: string;
@@ -139,14 +160,14 @@ export const routes: RouteDef[] = [
   },
   { method: 'GET', path: '/admin/schemas/drift', handler: 'http/schemas.schemaDrift' },
 
-  { method: 'POST', path: '/search', handler: 'http/search.search', memoryMb: 2048 },
+  { method: 'POST', path: '/search', handler: 'http/search.search' },
   { method: 'GET', path: '/search/profiles', handler: 'http/search.profiles' },
 
-  { method: 'POST', path: '/graph/upsert', handler: 'http/graph.upsert', memoryMb: 2048 },
-  { method: 'GET', path: '/graph/search', handler: 'http/graph.search', memoryMb: 2048 },
-  { method: 'GET', path: '/graph/neighbors', handler: 'http/graph.neighbors', memoryMb: 2048 },
-  { method: 'GET', path: '/graph/path', handler: 'http/graph.path', memoryMb: 2048 },
-  { method: 'GET', path: '/graph/stats', handler: 'http/graph.stats', memoryMb: 2048 },
+  { method: 'POST', path: '/graph/upsert', handler: 'http/graph.upsert' },
+  { method: 'GET', path: '/graph/search', handler: 'http/graph.search' },
+  { method: 'GET', path: '/graph/neighbors', handler: 'http/graph.neighbors' },
+  { method: 'GET', path: '/graph/path', handler: 'http/graph.path' },
+  { method: 'GET', path: '/graph/stats', handler: 'http/graph.stats' },
 
   {
     method: 'GET',
@@ -167,7 +188,6 @@ export const routes: RouteDef[] = [
     path: '/ingestion/upload',
     handler: 'http/ingestion.upload',
     timeoutSeconds: 29,
-    memoryMb: 2048,
   },
   { method: 'POST', path: '/ingestion/uploads', handler: 'http/ingestion.presign' },
   { method: 'POST', path: '/ingestion/start', handler: 'http/ingestion.start', timeoutSeconds: 29 },
@@ -187,7 +207,6 @@ export const routes: RouteDef[] = [
     path: '/agents/{agent_name}/process',
     handler: 'http/agents.processAgent',
     timeoutSeconds: 29,
-    memoryMb: 2048,
     longRun: { handler: 'http/agents.processLongRun', timeoutSeconds: 900 },
   },
 
@@ -195,72 +214,62 @@ export const routes: RouteDef[] = [
   { method: 'DELETE', path: '/admin/tenant/{tenant}/memories', handler: 'http/memories.deleteMemories' },
   { method: 'PUT', path: '/admin/tenant/{tenant}/instructions', handler: 'http/memories.putInstructions' },
   { method: 'GET', path: '/admin/tenant/{tenant}/instructions', handler: 'http/memories.getInstructions' },
-  { method: 'POST', path: '/wiki/save', handler: 'http/wiki.save', memoryMb: 2048 },
-  { method: 'POST', path: '/wiki/search', handler: 'http/wiki.search', memoryMb: 2048 },
-  { method: 'GET', path: '/wiki/topic/{slug}', handler: 'http/wiki.getTopic', memoryMb: 2048 },
-  { method: 'DELETE', path: '/wiki/topic/{slug}', handler: 'http/wiki.deleteTopic', memoryMb: 2048 },
-  { method: 'GET', path: '/wiki/index', handler: 'http/wiki.index', memoryMb: 2048 },
-  { method: 'GET', path: '/wiki/lint', handler: 'http/wiki.lint', memoryMb: 2048 },
+  { method: 'POST', path: '/wiki/save', handler: 'http/wiki.save' },
+  { method: 'POST', path: '/wiki/search', handler: 'http/wiki.search' },
+  { method: 'GET', path: '/wiki/topic/{slug}', handler: 'http/wiki.getTopic' },
+  { method: 'DELETE', path: '/wiki/topic/{slug}', handler: 'http/wiki.deleteTopic' },
+  { method: 'GET', path: '/wiki/index', handler: 'http/wiki.index' },
+  { method: 'GET', path: '/wiki/lint', handler: 'http/wiki.lint' },
 
   { method: 'POST', path: '/admin/tenant/{tenant}/jobs', handler: 'http/jobs.createJob' },
   { method: 'GET', path: '/admin/tenant/{tenant}/jobs', handler: 'http/jobs.listJobs' },
   { method: 'GET', path: '/admin/tenant/{tenant}/jobs/{job_id}', handler: 'http/jobs.getJob' },
   { method: 'DELETE', path: '/admin/tenant/{tenant}/jobs/{job_id}', handler: 'http/jobs.deleteJob' },
   { method: 'GET', path: '/admin/tenant/{tenant}/outbound', handler: 'http/jobs.listOutbound' },
-  // The knowledge agents' routes read the tenant's graph into memory, as the graph routes do.
   {
     method: 'POST',
     path: '/admin/tenants/{tenant_full_id}/knowledge/graph/traverse',
     handler: 'http/knowledge.traverse',
-    memoryMb: 2048,
   },
   {
     method: 'POST',
     path: '/admin/tenants/{tenant_full_id}/knowledge/temporal/compare',
     handler: 'http/knowledge.temporalCompare',
-    memoryMb: 2048,
   },
   {
     method: 'POST',
     path: '/admin/tenants/{tenant_full_id}/knowledge/synthesis/synthesize',
     handler: 'http/knowledge.synthesize',
-    memoryMb: 2048,
   },
   {
     method: 'POST',
     path: '/admin/tenants/{tenant_full_id}/knowledge/contradictions/detect',
     handler: 'http/knowledge.detectContradictions',
-    memoryMb: 2048,
   },
   {
     method: 'POST',
     path: '/admin/tenants/{tenant_full_id}/knowledge/summaries/summarize',
     handler: 'http/knowledge.summarize',
-    memoryMb: 2048,
   },
   {
     method: 'POST',
     path: '/admin/tenants/{tenant_full_id}/knowledge/citations/trace',
     handler: 'http/knowledge.traceCitation',
-    memoryMb: 2048,
   },
   {
     method: 'POST',
     path: '/admin/tenants/{tenant_full_id}/knowledge/audit/explain',
     handler: 'http/knowledge.explainAudit',
-    memoryMb: 2048,
   },
   {
     method: 'POST',
     path: '/admin/tenants/{tenant_full_id}/knowledge/cross_tenant/compare',
     handler: 'http/knowledge.compareTenants',
-    memoryMb: 2048,
   },
   {
     method: 'POST',
     path: '/admin/tenants/{tenant_full_id}/knowledge/federated/query',
     handler: 'http/knowledge.federatedQuery',
-    memoryMb: 2048,
   },
 
   { method: 'POST', path: '/admin/messaging/invite', handler: 'http/messaging.invite' },

@@ -6,6 +6,7 @@
  * would cost three resources a route, and the stack would outgrow CloudFormation's 500.
  */
 import {
+  moduleMemoryMb,
   type RouteDef,
   fallbackHandler as sharedFallbackHandler,
   routes as sharedRoutes,
@@ -78,7 +79,7 @@ export class Api extends Construct {
         timeoutSeconds: Math.max(
           ...moduleRoutes.map((route) => route.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS),
         ),
-        memoryMb: Math.max(...moduleRoutes.map((route) => route.memoryMb ?? DEFAULT_MEMORY_MB)),
+        memoryMb: moduleMemoryMb[module] ?? DEFAULT_MEMORY_MB,
       });
       this.moduleFunctions.set(module, fn);
       // One integration for all the module's routes, and one permission for API Gateway to invoke the function
@@ -161,7 +162,7 @@ export class Api extends Construct {
       handler: longRun.handler,
       description: `${key} (long runs)`,
       timeoutSeconds: longRun.timeoutSeconds,
-      memoryMb: route.memoryMb,
+      memoryMb: moduleMemoryMb[splitHandler(route.handler).module],
       streaming: true,
     });
     const url = fn.addFunctionUrl({

@@ -1,4 +1,10 @@
-import { fallbackHandler, type RouteDef, routes, splitHandler } from '@tessera/functions/routes';
+import {
+  fallbackHandler,
+  moduleMemoryMb,
+  type RouteDef,
+  routes,
+  splitHandler,
+} from '@tessera/functions/routes';
 import { API_URL_VARIABLE, streamingUrlVariable } from '@tessera/platform/resources';
 import {
   API_TIMEOUT_SECONDS,
@@ -72,13 +78,13 @@ describe('Api', () => {
       const ids = new Set(moduleRoutes.map((route) => byKey.get(`${route.method} ${route.path}`)?.id));
       expect(ids.size, module).toBe(1);
       const target = byKey.get(`${moduleRoutes[0]!.method} ${moduleRoutes[0]!.path}`);
-      // As long as the module's longest route may take, with the memory of its largest.
+      // As long as the module's longest route may take, with the module's memory.
       expect(target?.properties, module).toMatchObject({
         Handler: `index.${ROUTER_EXPORT}`,
         Runtime: 'nodejs22.x',
         Architectures: ['x86_64'],
         Timeout: Math.max(...moduleRoutes.map((route) => route.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS)),
-        MemorySize: Math.max(...moduleRoutes.map((route) => route.memoryMb ?? DEFAULT_MEMORY_MB)),
+        MemorySize: moduleMemoryMb[module] ?? DEFAULT_MEMORY_MB,
       });
       expect(logicalId(shared.stack, shared.api.moduleFunctions.get(module)!)).toBe(target!.id);
     }
