@@ -41,6 +41,9 @@ export async function sendText(api: Bot['api'], chatId: number | string, text: s
 
 const say = (ctx: Context, text: string) => sendText(ctx.api, ctx.chat!.id, text);
 
+/** A bot command as Telegram writes one: a slash, up to 32 letters, digits or underscores, maybe `@bot`. */
+const COMMAND = /^\/([A-Za-z0-9_]{1,32})(?:@[A-Za-z0-9_]+)?(?:\s|$)/;
+
 /** The reply of a runtime that did not give what was asked. */
 function failureReply(answer: Exclude<Dispatched | Crud, { status: 'ok' }> & { code?: string }): string {
   if (answer.status === 'error') {
@@ -85,7 +88,9 @@ export function createBot(options: BotOptions): Bot<TenantContext> {
       return say(ctx, REPLIES.registered(answer.tenant_id));
     }
     if (answer.status === 'invalid_token') return say(ctx, REPLIES.invalidToken);
-    return say(ctx, answer.status === 'warming' ? REPLIES.warming : REPLIES.registrationUnavailable);
+    if (answer.status === 'unavailable') return say(ctx, REPLIES.registrationUnavailable);
+    if (answer.status === 'warming') return say(ctx, REPLIES.warming);
+    return say(ctx, answer.status === 'unreachable' ? REPLIES.unavailable : REPLIES.tryAgain);
   });
 
   bot.command('help', (ctx) => say(ctx, REPLIES.help));
@@ -263,7 +268,9 @@ export function createBot(options: BotOptions): Bot<TenantContext> {
   );
 
   bot.on('message:text', (ctx) => {
-    if (ctx.message.text.startsWith('/')) return say(ctx, REPLIES.help);
+    // A command no handler took; text that only starts with a slash (`/etc/hosts`) is a question like any other.
+    const command = COMMAND.exec(ctx.message.text)?.[1];
+    if (command !== undefined) return say(ctx, REPLIES.unknownCommand(command));
     return ask(ctx, 'gateway_agent', ctx.message.text);
   });
 

@@ -4,7 +4,9 @@ import { z } from 'zod';
 
 const schema = z
   .object({
-    TELEGRAM_BOT_TOKEN: z.string().regex(/^[0-9]+:[A-Za-z0-9_-]+$/, 'a bot token: <digits>:<secret>'),
+    TELEGRAM_BOT_TOKEN: z
+      .string({ error: 'required: the bot token BotFather gave you (<digits>:<secret>)' })
+      .regex(/^[0-9]+:[A-Za-z0-9_-]+$/, 'a bot token: <digits>:<secret>'),
     /** The runtime's base URL (document 3's `RUNTIME_URL` is read when this is unset). */
     TESSERA_RUNTIME_URL: z.url().default('http://localhost:28000'),
     GATEWAY_MODE: z.enum(['polling', 'webhook']).default('polling'),

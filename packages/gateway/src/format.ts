@@ -2,6 +2,7 @@
  * Reply texts: an agent's result told as plain text, escaped for Telegram's MarkdownV2, split at Telegram's
  * 4,096-character message limit without cutting an escape.
  */
+import { REPLIES } from './replies';
 
 /** Telegram's longest message text, in characters after entity parsing (escapes count before it). */
 export const MESSAGE_LIMIT = 4096;
@@ -90,5 +91,6 @@ export function resultText(result: Result): string {
     const text = str(result[key]);
     if (text?.trim()) return [text, hits(result)].filter((t) => t && t !== 'No results.').join('\n\n');
   }
+  if (Object.keys(result).length === 0) return REPLIES.noAnswer;
   return hits(result) ?? JSON.stringify(result).slice(0, 3000);
 }

@@ -63,6 +63,15 @@ export async function startGateway(
         return;
       }
       handle(request, response).catch((error: unknown) => {
+        // A body that is not JSON is the sender's mistake, not the gateway's.
+        if (error instanceof SyntaxError) {
+          log.warn('webhook request refused: its body is not JSON');
+          if (!response.headersSent)
+            response
+              .writeHead(400, { 'content-type': 'application/json' })
+              .end(JSON.stringify({ detail: 'The body is not a Telegram update: it is not JSON' }));
+          return;
+        }
         log.error('webhook update failed', { error: error as Error });
         if (!response.headersSent) response.writeHead(500).end();
       });

@@ -3,8 +3,19 @@ import { log } from '@tessera/core';
 import { gatewaySettings } from './env';
 import { startGateway } from './gateway';
 
-const settings = gatewaySettings();
-const gateway = await startGateway(settings);
+/** A setting or start-up problem, said in one line: the user has a variable to fix, not a stack to read. */
+function fail(error: unknown): never {
+  process.stderr.write(`Tessera gateway: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
+
+let settings: ReturnType<typeof gatewaySettings>;
+try {
+  settings = gatewaySettings();
+} catch (error) {
+  fail(error);
+}
+const gateway = await startGateway(settings).catch(fail);
 const address = gateway.webhookAddress
   ? ` on http://${gateway.webhookAddress.host}:${gateway.webhookAddress.port}`
   : '';

@@ -15,6 +15,7 @@ export const REPLIES = {
     'That photo is too large to search with, and Telegram sent no smaller size of it; send one under 4 MB.',
   wikiSaved: 'Sessions are saved to the wiki automatically in the background; nothing to do.',
   usage: (command: string, args: string) => `Usage: /${command} ${args}`,
+  noAnswer: 'The agent finished without an answer.',
   help: [
     'Commands:',
     '/start <token> - register with an invite token',
@@ -30,4 +31,7 @@ export const REPLIES = {
     '/help - this list',
     'Plain text goes to the gateway agent; a photo searches similar images; a video searches by its caption.',
   ].join('\n'),
+  unknownCommand(command: string): string {
+    return `Unknown command /${command}.\n\n${this.help}`;
+  },
 } as const;

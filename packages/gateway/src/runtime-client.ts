@@ -137,13 +137,18 @@ export class RuntimeClient {
     return body.status === 'ok' ? { tenant: body.tenant_id ?? null } : { status: 'unavailable' };
   }
 
-  /** Registers the user with a token: `registered` (with the tenant), `invalid_token`, or a failure. */
+  /**
+   * Registers the user with a token: `registered` (with the tenant), `invalid_token`, `unavailable` (the
+   * runtime's store did not answer: the token stays claimed for the user), or the runtime's own failure:
+   * `unreachable` (nobody answered), `warming` (no answer in time) or `error` (an answer of another kind).
+   */
   async register(
     platform: string,
     userId: string,
     token: string,
   ): Promise<
-    { status: 'registered'; tenant_id: string } | { status: 'invalid_token' | 'unavailable' | 'warming' }
+    | { status: 'registered'; tenant_id: string }
+    | { status: 'invalid_token' | 'unavailable' | 'unreachable' | 'warming' | 'error' }
   > {
     let answer: Awaited<ReturnType<RuntimeClient['call']>>;
     try {
@@ -154,7 +159,7 @@ export class RuntimeClient {
         this.timeouts.readMs,
       );
     } catch (error) {
-      return { status: failureOf(error) };
+      return { status: failureOf(error) === 'warming' ? 'warming' : 'unreachable' };
     }
     const body = answer.parsed as { status?: string; tenant_id?: string } | undefined;
     if (answer.status === 200 && body?.status === 'registered' && body.tenant_id) {
@@ -162,7 +167,8 @@ export class RuntimeClient {
     }
     // A malformed token is refused by validation (422): to the user it is as unknown as any other.
     if (answer.status === 404 || answer.status === 422) return { status: 'invalid_token' };
-    return { status: 'unavailable' };
+    if (answer.status === 503 && body?.status === 'unavailable') return { status: 'unavailable' };
+    return { status: 'error' };
   }
 
   /** The queued messages of the platform; each is the caller's to send (the drain cleared it). */

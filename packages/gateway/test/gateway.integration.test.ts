@@ -27,6 +27,9 @@ async function fakeRuntime(seen: SeenRequest): Promise<Reply> {
   }
   if (url.pathname === '/admin/messaging/register') {
     const body = seen.body as { external_user_id: string; token: string };
+    // The store did not answer: the token stays claimed for the user.
+    if (body.token === 'b'.repeat(32)) return { status: 503, json: { status: 'unavailable' } };
+    if (body.token === 'c'.repeat(32)) return { status: 500, text: 'Internal Server Error' };
     if (body.token !== 'a'.repeat(32)) return { status: 404, json: { status: 'invalid_token' } };
     registered.set(body.external_user_id, 'acme:prod');
     return { status: 200, json: { status: 'registered', tenant_id: 'acme:prod' } };
@@ -128,7 +131,29 @@ describe('the gateway against a Bot API and a runtime', () => {
     );
     api.say(7, 'anyone there?');
     expect((await api.waitForSent(7, 3))[2]!.text).toBe(REPLIES.unavailable);
+    // Nobody saw the token: nothing is reserved, and the reply does not say it is.
+    api.say(11, `/start ${'a'.repeat(32)}`);
+    expect((await api.waitForSent(11, 1))[0]!.text).toBe(REPLIES.unavailable);
     runtime = await startServer(fakeRuntime);
+  });
+
+  it("tells a registration the runtime's store could not finish from a runtime that failed", async () => {
+    await start();
+    api.say(12, `/start ${'b'.repeat(32)}`);
+    expect((await api.waitForSent(12, 1))[0]!.text).toBe(REPLIES.registrationUnavailable);
+    api.say(12, `/start ${'c'.repeat(32)}`);
+    expect((await api.waitForSent(12, 2))[1]!.text).toBe(REPLIES.tryAgain);
+  });
+
+  it('answers an unknown command with the commands, and sends text that only starts with a slash on', async () => {
+    await start();
+    api.say(7, '/unknowncommand foo');
+    expect((await api.waitForSent(7, 1))[0]!.text).toBe(REPLIES.unknownCommand('unknowncommand'));
+    api.say(7, '/etc/hosts: what is in it?');
+    expect((await api.waitForSent(7, 2))[1]!.text).toBe('echo /etc/hosts: what is in it?');
+    onProcess = () => ({ status: 200, json: { status: 'completed', result: null } });
+    api.say(7, 'nothing to say?');
+    expect((await api.waitForSent(7, 3))[2]!.text).toBe(REPLIES.noAnswer);
   });
 
   it('sends photos base64 with their media fields, and refuses one over 5 MB advertised or received', async () => {
@@ -257,5 +282,13 @@ describe('the gateway against a Bot API and a runtime', () => {
     const sent = await api.waitForSent(7, 2);
     expect(sent.map((m) => m.text)).toEqual(['echo right secret', 'echo next']);
     expect(runtime.requests.filter((r) => r.url.endsWith('/process'))).toHaveLength(2);
+    // A body that is not JSON: refused as the sender's mistake.
+    const malformed = await fetch(api.webhook!.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 's3cret' },
+      body: '{not json',
+    });
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toEqual({ detail: 'The body is not a Telegram update: it is not JSON' });
   });
 });

@@ -43,12 +43,18 @@ export class DynamoOutboundStore implements OutboundStore {
     return items.map(messageOf).sort(byAge);
   }
 
-  async pending(limit: number) {
+  async pending(platform: string, limit: number) {
     const items: Item[] = [];
     let start: Item | undefined;
     do {
       const page = await this.client.send(
-        new ScanCommand({ TableName: this.table, ConsistentRead: true, ExclusiveStartKey: start }),
+        new ScanCommand({
+          TableName: this.table,
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+          FilterExpression: 'platform = :platform OR attribute_type(platform, :null)',
+          ExpressionAttributeValues: { ':platform': platform, ':null': 'NULL' },
+        }),
       );
       items.push(...(page.Items ?? []));
       start = page.LastEvaluatedKey;

@@ -118,16 +118,15 @@ export async function sendToTenant(deps: MessagingDeps, tenantId: string, text: 
 
 /**
  * Takes the platform's waiting messages, oldest first: each is removed by a conditional delete, so a message
- * two drains both see goes to one of them. A message for every linked chat becomes one per chat of the
- * platform; one no chat of the platform can receive is dropped with a warning.
+ * two drains both see goes to one of them. A message for every linked chat (a job's notice) is taken by the
+ * first drain that meets it, whatever its platform: it returns it for each of the tenant's chats on its own
+ * platform and queues it for each chat on another one, whose drain returns it. One no chat can receive is
+ * dropped with a warning.
  */
 export async function drain(deps: MessagingDeps, platform: string) {
   const out: { chat_id: string; text: string }[] = [];
   const chatsOf = new Map<string, Promise<ChatLink[]>>();
-  const waiting = (await deps.outbound.pending(DRAIN_BATCH)).filter(
-    (m) => (m.platform ?? platform) === platform,
-  );
-  for (const candidate of waiting) {
+  for (const candidate of await deps.outbound.pending(platform, DRAIN_BATCH)) {
     const message: OutboundMessage | undefined = await deps.outbound.take(
       candidate.tenant_id,
       candidate.message_id,
@@ -139,7 +138,7 @@ export async function drain(deps: MessagingDeps, platform: string) {
     }
     let chats = chatsOf.get(message.tenant_id);
     if (!chats) {
-      chats = deps.store.linkedChats(message.tenant_id, platform);
+      chats = deps.store.linkedChats(message.tenant_id);
       chatsOf.set(message.tenant_id, chats);
     }
     const linked = await chats;
@@ -147,10 +146,18 @@ export async function drain(deps: MessagingDeps, platform: string) {
       log.warn('outbound message dropped: the tenant has no linked chat', {
         tenant: message.tenant_id,
         source: message.source,
-        platform,
       });
     }
-    for (const chat of linked) out.push({ chat_id: chat.chat_id, text: message.text });
+    for (const chat of linked) {
+      if (chat.platform === platform) out.push({ chat_id: chat.chat_id, text: message.text });
+      else
+        await deps.outbound.enqueue({
+          ...message,
+          message_id: `${message.message_id}.${chat.platform}.${chat.chat_id}`,
+          chat_id: chat.chat_id,
+          platform: chat.platform,
+        });
+    }
   }
   return out;
 }

@@ -65,8 +65,11 @@ export interface OutboundStore {
   enqueue(message: OutboundMessage): Promise<void>;
   /** The tenant's messages, oldest first. */
   list(tenantId: string): Promise<OutboundMessage[]>;
-  /** Messages of every tenant waiting, oldest first, at most `limit`. */
-  pending(limit: number): Promise<OutboundMessage[]>;
+  /**
+   * Messages of every tenant waiting for the platform (its own, and those for every linked chat), oldest
+   * first, at most `limit`: messages of other platforms never hold them back.
+   */
+  pending(platform: string, limit: number): Promise<OutboundMessage[]>;
   /**
    * Removes the message and answers it, only if it is still there (a conditional delete): of concurrent takes
    * of one message exactly one gets it.

@@ -2,7 +2,15 @@
 import { createTenant, deleteTenant } from '@tessera/tenancy';
 import { fakeDomains } from '@tessera/testing/fakes';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createInvite, drain, queueForTenant, register, resolveUser, sendToTenant } from '../src/index';
+import {
+  createInvite,
+  DRAIN_BATCH,
+  drain,
+  queueForTenant,
+  register,
+  resolveUser,
+  sendToTenant,
+} from '../src/index';
 
 const domains = fakeDomains();
 const deps = domains.messaging;
@@ -115,6 +123,41 @@ describe('outbound', () => {
     expect(await sendToTenant(deps, tenant, 'to slack')).toEqual({ queued: 1 });
     expect(await drain(deps, 'telegram')).toEqual([]);
     expect(await drain(deps, 'slack')).toEqual([{ chat_id: 'S1', text: 'to slack' }]);
+  });
+
+  it("gives a job's notice to the tenant's chats on every platform, whichever platform drains first", async () => {
+    const tenant = 'msgorg:zeta';
+    await createTenant(domains.tenancy, { tenant_id: tenant, created_by: 'test' });
+    await registration('z1', (await createInvite(deps, tenant, 24)).token);
+    await register(deps, {
+      platform: 'slack',
+      external_user_id: 'S2',
+      token: (await createInvite(deps, tenant, 24)).token,
+    });
+    await queueForTenant(deps, tenant, "Job 'digest': done", 'job:j2');
+    const mine = (drained: { chat_id: string; text: string }[]) =>
+      drained.filter((m) => m.chat_id === 'z1' || m.chat_id === 'S2');
+    // A drain of a platform the tenant may have no chat on takes it, and keeps it for the others.
+    expect(mine(await drain(deps, 'whatsapp'))).toEqual([]);
+    expect(mine(await drain(deps, 'slack'))).toEqual([{ chat_id: 'S2', text: "Job 'digest': done" }]);
+    expect(mine(await drain(deps, 'telegram'))).toEqual([{ chat_id: 'z1', text: "Job 'digest': done" }]);
+    expect(await deps.outbound.list(tenant)).toEqual([]);
+  });
+
+  it("is not held back by a full batch of another platform's messages", async () => {
+    const tenant = 'msgorg:eta';
+    await createTenant(domains.tenancy, { tenant_id: tenant, created_by: 'test' });
+    await register(deps, {
+      platform: 'slack',
+      external_user_id: 'S3',
+      token: (await createInvite(deps, tenant, 24)).token,
+    });
+    for (let i = 0; i < DRAIN_BATCH + 5; i++) await sendToTenant(deps, tenant, `slack ${i}`);
+    await registration('h1', (await createInvite(deps, tenant, 24)).token);
+    await sendToTenant(deps, tenant, 'for both');
+    const telegram = (await drain(deps, 'telegram')).filter((m) => m.chat_id === 'h1');
+    expect(telegram).toEqual([{ chat_id: 'h1', text: 'for both' }]);
+    await deps.outbound.purgeTenant(tenant);
   });
 
   it("forgets a deleted tenant's chats and invites", async () => {

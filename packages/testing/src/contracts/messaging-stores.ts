@@ -131,7 +131,9 @@ export function outboundStoreContract(name: string, make: () => OutboundStore) {
       const b = unique('t');
       await store.enqueue(message(a, 7, { chat_id: '42', platform: 'telegram' }));
       await store.enqueue(message(b, 3));
-      const waiting = (await store.pending(1000)).filter((m) => m.tenant_id === a || m.tenant_id === b);
+      const waiting = (await store.pending('telegram', 1000)).filter(
+        (m) => m.tenant_id === a || m.tenant_id === b,
+      );
       expect(waiting.map((m) => m.text)).toEqual(['m3', 'm7']);
       expect(waiting[1]).toMatchObject({ chat_id: '42', platform: 'telegram', source: 'job:x' });
       const takes = await Promise.all(
@@ -141,6 +143,23 @@ export function outboundStoreContract(name: string, make: () => OutboundStore) {
       expect(await store.list(a)).toEqual([]);
       expect(await store.take(b, 'absent')).toBeUndefined();
       expect(await store.take(b, waiting[0]!.message_id)).toMatchObject({ text: 'm3', chat_id: null });
+    });
+
+    it("answers a platform's messages and those for every chat, never another platform's", async () => {
+      const store = make();
+      const tenant = unique('t');
+      await store.enqueue(message(tenant, 1, { chat_id: 'S1', platform: 'slack' }));
+      await store.enqueue(message(tenant, 2, { chat_id: '42', platform: 'telegram' }));
+      await store.enqueue(message(tenant, 3));
+      const mine = (platform: string) =>
+        store
+          .pending(platform, 1000)
+          .then((all) => all.filter((m) => m.tenant_id === tenant).map((m) => m.text));
+      expect(await mine('telegram')).toEqual(['m2', 'm3']);
+      expect(await mine('slack')).toEqual(['m1', 'm3']);
+      // The limit counts the platform's messages only.
+      expect((await store.pending('telegram', 1)).some((m) => m.platform === 'slack')).toBe(false);
+      await store.purgeTenant(tenant);
     });
   });
 }

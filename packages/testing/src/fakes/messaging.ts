@@ -110,8 +110,9 @@ export class InMemoryOutboundStore implements OutboundStore {
       .map((m) => structuredClone(m));
   }
 
-  async pending(limit: number) {
-    return [...this.messages]
+  async pending(platform: string, limit: number) {
+    return this.messages
+      .filter((m) => m.platform === null || m.platform === platform)
       .sort(byAge)
       .slice(0, limit)
       .map((m) => structuredClone(m));
