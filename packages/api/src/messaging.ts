@@ -133,7 +133,7 @@ export const drain = route({
   route: '/admin/messaging/outbound/drain',
   summary: 'Take the queued messages of a platform',
   description:
-    "Each message is cleared by the drain that returns it: two drains never return the same one. A message for every linked chat comes once for each of the tenant's chats on the platform.",
+    "Each message is cleared by the drain that returns it: two drains never return the same one. A drain reads only its platform's messages and those for every linked chat (a job's notice); the first drain to take one of those returns it for each of the tenant's chats on its platform and queues it for each chat on another platform.",
   query: DrainQuery,
   responses: { 200: { description: 'The messages, oldest first.', schema: Drained } },
   errors: { 503: outage },
