@@ -23,9 +23,10 @@ export interface EmulatorOptions {
 export type EmulatorWorkerMessage = { gateway: string } | { error: string };
 
 /**
- * Starts the emulators in a worker thread and answers once they listen. Node 20 applies no module hooks in worker threads, so the thread
- * loads its TypeScript through tsx's CommonJS hook. A failure of the thread once started ends the process,
- * as a failure of the emulators on the main thread would: nothing here works without them.
+ * Starts the emulators in a worker thread and answers once they listen. Node 20 applies no module hooks in
+ * worker threads, so the thread loads its TypeScript through tsx's CommonJS hook. A failure of the thread
+ * once started ends the process, as a failure of the emulators on the main thread would: nothing here works
+ * without them.
  */
 export async function startEmulators(options: EmulatorOptions): Promise<Emulators> {
   const entry = fileURLToPath(new URL('./emulator-worker.ts', import.meta.url));
