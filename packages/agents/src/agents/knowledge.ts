@@ -108,103 +108,133 @@ function subjectOf(run: AgentRun, graph: TenantGraph | undefined, field: string,
   return best?.id ?? key;
 }
 
-export const kgTraversalAgent: Agent = {
+/** A knowledge agent: its request, what its memories are recalled by, and its own answer's fields. */
+interface KnowledgeSpec<S extends z.ZodObject> {
+  name: Knowledge.KnowledgeAgentName;
+  /** Its route's body schema, which the task context's fields are validated by. */
+  request: S;
+  /** The fields the query stands for when the context leaves them out. */
+  fallback?: (query: string) => object;
+  /** What its memories of the tenant relevant to the request are recalled by. */
+  about: (input: z.output<S>, run: AgentRun) => string;
+  /**
+   * Its answer's fields beside its own; `graph()` binds the tenant's graph (once), when the answer needs it
+   * (a cross-tenant one checks the other tenants first).
+   */
+  answer(use: {
+    deps: AgentsDeps;
+    run: AgentRun;
+    input: z.output<S>;
+    graph: () => Promise<TenantGraph | undefined>;
+  }): Promise<object> | object;
+}
+
+function knowledgeAgent<S extends z.ZodObject>(spec: KnowledgeSpec<S>): Agent {
+  return {
+    name: spec.name,
+    async run(deps, run) {
+      const input = inputOf(spec.request, run, spec.fallback);
+      let bound: Promise<TenantGraph | undefined> | undefined;
+      const graph = () => {
+        bound ??= bind(deps, run.tenant);
+        return bound;
+      };
+      const answer = await spec.answer({ deps, run, input, graph });
+      return { ...(await own(run, spec.name, await graph(), spec.about(input, run))), ...answer };
+    },
+  };
+}
+
+export const kgTraversalAgent = knowledgeAgent({
   name: 'kg_traversal_agent',
-  async run(deps, run) {
-    const input = inputOf(Knowledge.TraverseRequest, run, subjectFallback('start_subject_key'));
-    const graph = await bind(deps, run.tenant);
-    const key = subjectOf(run, graph, 'start_subject_key', input.start_subject_key);
-    const found = graph
-      ? traverse(graph, key, input.depth)
+  request: Knowledge.TraverseRequest,
+  fallback: subjectFallback('start_subject_key'),
+  about: (input) => input.start_subject_key,
+  async answer({ run, input, graph }) {
+    const bound = await graph();
+    const key = subjectOf(run, bound, 'start_subject_key', input.start_subject_key);
+    return bound
+      ? traverse(bound, key, input.depth)
       : { start_node_id: null, nodes: [], edges: [], truncated: false };
-    return { ...(await own(run, 'kg_traversal_agent', graph, input.start_subject_key)), ...found };
   },
-};
+});
 
-export const temporalReasoningAgent: Agent = {
+export const temporalReasoningAgent = knowledgeAgent({
   name: 'temporal_reasoning_agent',
-  async run(deps, run) {
-    const input = inputOf(Knowledge.TemporalRequest, run, subjectFallback('subject_key'));
-    const graph = await bind(deps, run.tenant);
-    const key = subjectOf(run, graph, 'subject_key', input.subject_key);
-    const kg_timeline = graph ? compareOverTime(graph, key) : [];
+  request: Knowledge.TemporalRequest,
+  fallback: subjectFallback('subject_key'),
+  about: (input) => input.subject_key,
+  async answer({ run, input, graph }) {
+    const bound = await graph();
+    const key = subjectOf(run, bound, 'subject_key', input.subject_key);
     return {
-      ...(await own(run, 'temporal_reasoning_agent', graph, input.subject_key)),
-      subject: graph ? normalizeNodeId(key) : null,
-      kg_timeline,
+      subject: bound ? normalizeNodeId(key) : null,
+      kg_timeline: bound ? compareOverTime(bound, key) : [],
     };
   },
-};
+});
 
-export const multiDocumentSynthesisAgent: Agent = {
+export const multiDocumentSynthesisAgent = knowledgeAgent({
   name: 'multi_document_synthesis_agent',
-  async run(deps, run) {
-    const input = inputOf(Knowledge.SynthesisRequest, run);
-    const graph = await bind(deps, run.tenant);
-    const found = graph ? synthesize(graph, input.limit) : { groups: [], total_groups: 0 };
-    return {
-      ...(await own(run, 'multi_document_synthesis_agent', graph, run.query)),
-      kg_claim_groups: found.groups,
-      total_groups: found.total_groups,
-    };
+  request: Knowledge.SynthesisRequest,
+  about: (_input, run) => run.query,
+  async answer({ input, graph }) {
+    const bound = await graph();
+    const found = bound ? synthesize(bound, input.limit) : { groups: [], total_groups: 0 };
+    return { kg_claim_groups: found.groups, total_groups: found.total_groups };
   },
-};
+});
 
-export const contradictionReconciliationAgent: Agent = {
+export const contradictionReconciliationAgent = knowledgeAgent({
   name: 'contradiction_reconciliation_agent',
-  async run(deps, run) {
-    const input = inputOf(Knowledge.ContradictionRequest, run, subjectFallback('subject_key'));
-    const graph = await bind(deps, run.tenant);
-    const key = subjectOf(run, graph, 'subject_key', input.subject_key);
-    const kg_conflict_entries = graph ? detect(graph, key, input.predicate) : [];
+  request: Knowledge.ContradictionRequest,
+  fallback: subjectFallback('subject_key'),
+  about: (input) => input.subject_key,
+  async answer({ run, input, graph }) {
+    const bound = await graph();
+    const key = subjectOf(run, bound, 'subject_key', input.subject_key);
     return {
-      ...(await own(run, 'contradiction_reconciliation_agent', graph, input.subject_key)),
-      subject: graph ? normalizeNodeId(key) : null,
-      kg_conflict_entries,
+      subject: bound ? normalizeNodeId(key) : null,
+      kg_conflict_entries: bound ? detect(bound, key, input.predicate) : [],
     };
   },
-};
+});
 
-export const knowledgeSummarizationAgent: Agent = {
+export const knowledgeSummarizationAgent = knowledgeAgent({
   name: 'knowledge_summarization_agent',
-  async run(deps, run) {
-    const input = inputOf(Knowledge.SummaryRequest, run, (query) => ({
-      subject_keys: query
-        .split(',')
-        .map((key) => key.trim())
-        .filter(Boolean),
-    }));
-    const graph = await bind(deps, run.tenant);
-    return {
-      ...(await own(run, 'knowledge_summarization_agent', graph, input.subject_keys.join(', '))),
-      kg_video_summaries: graph ? summarize(graph, input.subject_keys) : [],
-    };
+  request: Knowledge.SummaryRequest,
+  fallback: (query) => ({
+    subject_keys: query
+      .split(',')
+      .map((key) => key.trim())
+      .filter(Boolean),
+  }),
+  about: (input) => input.subject_keys.join(', '),
+  async answer({ input, graph }) {
+    const bound = await graph();
+    return { kg_video_summaries: bound ? summarize(bound, input.subject_keys) : [] };
   },
-};
+});
 
-export const citationTracingAgent: Agent = {
+export const citationTracingAgent = knowledgeAgent({
   name: 'citation_tracing_agent',
-  async run(deps, run) {
-    const input = inputOf(Knowledge.CitationRequest, run, subjectFallback('claim_id'));
-    const graph = await bind(deps, run.tenant);
-    const found = graph ? trace(graph, input.claim_id) : { claim: null, sources: [] };
-    return {
-      ...(await own(run, 'citation_tracing_agent', graph, input.claim_id)),
-      claim: found.claim,
-      kg_primary_sources: found.sources,
-    };
+  request: Knowledge.CitationRequest,
+  fallback: subjectFallback('claim_id'),
+  about: (input) => input.claim_id,
+  async answer({ input, graph }) {
+    const bound = await graph();
+    const found = bound ? trace(bound, input.claim_id) : { claim: null, sources: [] };
+    return { claim: found.claim, kg_primary_sources: found.sources };
   },
-};
+});
 
-export const auditExplanationAgent: Agent = {
+export const auditExplanationAgent = knowledgeAgent({
   name: 'audit_explanation_agent',
-  async run(deps, run) {
-    const input = inputOf(Knowledge.AuditRequest, run, subjectFallback('workflow_id'));
-    const explained = await explainRun(deps.events, run.tenant.full, input.workflow_id);
-    const graph = await bind(deps, run.tenant);
-    return { ...(await own(run, 'audit_explanation_agent', graph, input.workflow_id)), ...explained };
-  },
-};
+  request: Knowledge.AuditRequest,
+  fallback: subjectFallback('workflow_id'),
+  about: (input) => input.workflow_id,
+  answer: ({ deps, run, input }) => explainRun(deps.events, run.tenant.full, input.workflow_id),
+});
 
 /** Each tenant's node hits for the query, labelled with the tenant (none where no graph is deployed). */
 async function hitsPerTenant(deps: AgentsDeps, tenants: TenantId[], query: string, topK: number) {
@@ -226,19 +256,19 @@ async function hitsPerTenant(deps: AgentsDeps, tenants: TenantId[], query: strin
   );
 }
 
-export const crossTenantComparisonAgent: Agent = {
+export const crossTenantComparisonAgent = knowledgeAgent({
   name: 'cross_tenant_comparison_agent',
-  async run(deps, run) {
-    const input = inputOf(Knowledge.CrossTenantRequest, run, (query) => ({ query }));
+  request: Knowledge.CrossTenantRequest,
+  fallback: (query) => ({ query }),
+  about: (input) => input.query,
+  async answer({ deps, run, input }) {
     const others = sameOrganization(run.tenant, input.other_tenant_ids).filter(
       (tenant) => tenant.full !== run.tenant.full,
     );
     const per = await hitsPerTenant(deps, [run.tenant, ...others], input.query, input.top_k);
     const found = per.map((entry) => new Set(entry.nodes.map((node) => node.node_id)));
     const shared = [...(found[0] ?? [])].filter((id) => found.every((ids) => ids.has(id))).sort();
-    const graph = await bind(deps, run.tenant);
     return {
-      ...(await own(run, 'cross_tenant_comparison_agent', graph, input.query)),
       query: input.query,
       tenants: per.map((entry, i) => ({
         ...entry,
@@ -248,21 +278,21 @@ export const crossTenantComparisonAgent: Agent = {
       shared_node_ids: shared,
     };
   },
-};
+});
 
-export const federatedQueryAgent: Agent = {
+export const federatedQueryAgent = knowledgeAgent({
   name: 'federated_query_agent',
-  async run(deps, run) {
-    const input = inputOf(Knowledge.FederatedRequest, run, (query) => ({ query }));
+  request: Knowledge.FederatedRequest,
+  fallback: (query) => ({ query }),
+  about: (input) => input.query,
+  async answer({ deps, run, input }) {
     const tenants = sameOrganization(run.tenant, input.tenant_ids);
     const per = await hitsPerTenant(deps, tenants, input.query, input.top_k);
     const results = per
       .flatMap((entry) => entry.nodes)
       .sort((a, b) => b.score - a.score || (a.tenant_id < b.tenant_id ? -1 : 1))
       .slice(0, input.top_k);
-    const graph = await bind(deps, run.tenant);
     return {
-      ...(await own(run, 'federated_query_agent', graph, input.query)),
       query: input.query,
       results,
       tenants: per.map(({ tenant_id, graph_bound, nodes }) => ({
@@ -273,7 +303,7 @@ export const federatedQueryAgent: Agent = {
       count: results.length,
     };
   },
-};
+});
 
 export const KNOWLEDGE_AGENTS: Agent[] = [
   kgTraversalAgent,
