@@ -1,3 +1,20 @@
+/** The commands, as /help lists them. */
+const HELP = [
+  'Commands:',
+  '/start <token> - register with an invite token',
+  '/search <query> - search your content',
+  '/summarize <query> - a summary',
+  '/report <query> - a detailed report',
+  '/research <query> - deep research',
+  '/code <request> - coding help',
+  '/wiki save | search <query> | topic <slug> | index | lint - your wiki',
+  "/instructions [text] - show or set the agents' instructions",
+  '/memories - what the agents remember',
+  '/jobs - your scheduled jobs',
+  '/help - this list',
+  'Plain text goes to the gateway agent; a photo searches similar images; a video searches by its caption.',
+].join('\n');
+
 /** What the gateway says (document 3: commands, and the chat gateway replies of "Errors"). */
 export const REPLIES = {
   unavailable: 'Service temporarily unavailable. Please try again later.',
@@ -16,22 +33,6 @@ export const REPLIES = {
   wikiSaved: 'Sessions are saved to the wiki automatically in the background; nothing to do.',
   usage: (command: string, args: string) => `Usage: /${command} ${args}`,
   noAnswer: 'The agent finished without an answer.',
-  help: [
-    'Commands:',
-    '/start <token> - register with an invite token',
-    '/search <query> - search your content',
-    '/summarize <query> - a summary',
-    '/report <query> - a detailed report',
-    '/research <query> - deep research',
-    '/code <request> - coding help',
-    '/wiki save | search <query> | topic <slug> | index | lint - your wiki',
-    "/instructions [text] - show or set the agents' instructions",
-    '/memories - what the agents remember',
-    '/jobs - your scheduled jobs',
-    '/help - this list',
-    'Plain text goes to the gateway agent; a photo searches similar images; a video searches by its caption.',
-  ].join('\n'),
-  unknownCommand(command: string): string {
-    return `Unknown command /${command}.\n\n${this.help}`;
-  },
+  help: HELP,
+  unknownCommand: (command: string) => `Unknown command /${command}.\n\n${HELP}`,
 } as const;
